@@ -1,0 +1,25 @@
+/* arena.h - bump allocator; one per module, freed whole. */
+#ifndef XR_ARENA_H
+#define XR_ARENA_H
+#include <stddef.h>
+
+typedef struct ArenaChunk ArenaChunk;
+typedef struct Arena {
+	ArenaChunk *head;
+	size_t used_total; /* bytes handed out, for stats */
+} Arena;
+
+void arena_init(Arena *a);
+void arena_free(Arena *a);
+void arena_reset(Arena *a);
+/* Zeroed memory; returns NULL only if malloc fails or n is absurd. */
+void *arena_alloc(Arena *a, size_t n);
+void *arena_dup(Arena *a, const void *p, size_t n);
+char *arena_strdup(Arena *a, const char *s);
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_printf(Arena *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Grow an arena array of elem-size items from *cap to at least need. */
+void *arena_grow(Arena *a, void *p, size_t elem, int *cap, int need);
+
+#endif

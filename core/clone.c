@@ -1,0 +1,206 @@
+/* clone.c - deep copy of a module into a fresh arena (used for history
+ * and for "a failed command changes nothing"). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hlo.h"
+
+typedef struct {
+	HloModule *dst;
+	HloInstr **imap; /* old id -> new instruction */
+	const HloModule *src;
+} CloneCtx;
+
+static HloComp *map_comp(CloneCtx *cx, const HloComp *c)
+{
+	return c ? hlo_module_find_comp(cx->dst, c->name) : NULL;
+}
+
+static void *dup_arr(Arena *a, const void *p, size_t elem, int n)
+{
+	return n > 0 && p ? arena_dup(a, p, elem * (size_t)n) : NULL;
+}
+
+static ConvDims *clone_conv(Arena *a, const ConvDims *c)
+{
+	ConvDims *r = arena_dup(a, c, sizeof *c);
+	if (!r)
+		return NULL;
+	r->in_spatial = dup_arr(a, c->in_spatial, sizeof(int64_t), c->nspatial);
+	r->k_spatial = dup_arr(a, c->k_spatial, sizeof(int64_t), c->nspatial);
+	r->out_spatial = dup_arr(a, c->out_spatial, sizeof(int64_t), c->nspatial);
+	r->text = c->text ? arena_strdup(a, c->text) : NULL;
+	return r;
+}
+
+static void clone_attr(CloneCtx *cx, HloAttr *d, const HloAttr *s)
+{
+	Arena *a = &cx->dst->arena;
+	*d = *s;
+	d->name = s->key == A_RAW ? arena_strdup(a, s->name) : s->name;
+	switch (hlo_attr_kind(s->key)) {
+	case AV_RAW:
+	case AV_ENUM:
+	case AV_STRING:
+		d->u.s = s->u.s ? arena_strdup(a, s->u.s) : NULL;
+		break;
+	case AV_INTS:
+		d->u.ints.v = dup_arr(a, s->u.ints.v, sizeof(int64_t), s->u.ints.n);
+		break;
+	case AV_COMP:
+	case AV_COMPS:
+		d->u.comps.v = dup_arr(a, s->u.comps.v, sizeof(HloComp *),
+				       s->u.comps.n);
+		for (int i = 0; i < s->u.comps.n && d->u.comps.v; i++)
+			d->u.comps.v[i] = map_comp(cx, s->u.comps.v[i]);
+		break;
+	case AV_SLICE:
+		d->u.slice.v = dup_arr(a, s->u.slice.v, sizeof(SliceDim), s->u.slice.n);
+		break;
+	case AV_PADDING:
+		d->u.pad.v = dup_arr(a, s->u.pad.v, sizeof(PadDim), s->u.pad.n);
+		break;
+	case AV_WINDOW:
+		d->u.window.v = dup_arr(a, s->u.window.v, sizeof(WindowDim),
+					s->u.window.n);
+		break;
+	case AV_DIMLABELS:
+		d->u.conv = s->u.conv ? clone_conv(a, s->u.conv) : NULL;
+		break;
+	default:
+		break;
+	}
+}
+
+static bool clone_instr(CloneCtx *cx, HloComp *dc, const HloInstr *s)
+{
+	Arena *a = &cx->dst->arena;
+	HloInstr *d = hlo_instr_new(dc, s->op, shape_clone(a, s->shape),
+				    s->name, 0, NULL);
+	if (!d)
+		return false;
+	d->id = s->id;
+	d->async_wrapped = s->async_wrapped;
+	d->param_no = s->param_no;
+	d->loc = s->loc;
+	d->shape_given = s->shape_given;
+	if (s->literal) {
+		d->literal = literal_clone(a, s->literal);
+		if (!d->literal)
+			return false;
+	}
+	if (s->nattrs) {
+		d->attrs = arena_alloc(a, sizeof *d->attrs * (size_t)s->nattrs);
+		if (!d->attrs)
+			return false;
+		d->nattrs = d->cap_attrs = s->nattrs;
+		for (int i = 0; i < s->nattrs; i++)
+			clone_attr(cx, &d->attrs[i], &s->attrs[i]);
+	}
+	cx->imap[s->id] = d;
+	return true;
+}
+
+/* Operands are wired after every instruction exists, so forward
+ * references (legal in the text) survive the copy. */
+static bool wire_operands(CloneCtx *cx, const HloComp *sc)
+{
+	Arena *a = &cx->dst->arena;
+	for (int i = 0; i < sc->n; i++) {
+		const HloInstr *s = sc->instrs[i];
+		HloInstr *d = cx->imap[s->id];
+		if (!s->nops)
+			continue;
+		d->ops = arena_alloc(a, sizeof *d->ops * (size_t)s->nops);
+		if (!d->ops)
+			return false;
+		d->nops = s->nops;
+		for (int j = 0; j < s->nops; j++)
+			d->ops[j] = s->ops[j] ? cx->imap[s->ops[j]->id] : NULL;
+	}
+	return true;
+}
+
+/* Users are copied in the source order so that walks visit them in the
+ * same order on the copy. */
+static bool wire_users(CloneCtx *cx, const HloComp *sc)
+{
+	Arena *a = &cx->dst->arena;
+	for (int i = 0; i < sc->n; i++) {
+		const HloInstr *s = sc->instrs[i];
+		HloInstr *d = cx->imap[s->id];
+		if (!s->nusers)
+			continue;
+		d->users = arena_alloc(a, sizeof *d->users * (size_t)s->nusers);
+		if (!d->users)
+			return false;
+		d->nusers = d->cap_users = s->nusers;
+		for (int j = 0; j < s->nusers; j++)
+			d->users[j] = cx->imap[s->users[j]->id];
+	}
+	return true;
+}
+
+static bool copy_header(CloneCtx *cx)
+{
+	const HloModule *s = cx->src;
+	HloModule *d = cx->dst;
+	d->next_id = s->next_id;
+	d->frame_index = s->frame_index ? arena_strdup(&d->arena, s->frame_index)
+					: NULL;
+	d->source_name = s->source_name ? arena_strdup(&d->arena, s->source_name)
+					: NULL;
+	if (!s->nattrs)
+		return true;
+	d->attrs = arena_alloc(&d->arena, sizeof *d->attrs * (size_t)s->nattrs);
+	if (!d->attrs)
+		return false;
+	d->nattrs = d->cap_attrs = s->nattrs;
+	for (int i = 0; i < s->nattrs; i++)
+		clone_attr(cx, &d->attrs[i], &s->attrs[i]);
+	return true;
+}
+
+static bool clone_comp_body(CloneCtx *cx, const HloComp *sc)
+{
+	HloComp *dc = hlo_module_find_comp(cx->dst, sc->name);
+	for (int i = 0; i < sc->n; i++)
+		if (!clone_instr(cx, dc, sc->instrs[i]))
+			return false;
+	dc->root = sc->root ? cx->imap[sc->root->id] : NULL;
+	dc->root_explicit = sc->root_explicit;
+	dc->inlined = sc->inlined;
+	dc->loc = sc->loc;
+	if (sc->exec_thread)
+		dc->exec_thread = arena_strdup(&cx->dst->arena, sc->exec_thread);
+	return true;
+}
+
+HloModule *hlo_module_clone(const HloModule *m)
+{
+	CloneCtx cx = {0};
+	cx.src = m;
+	cx.dst = hlo_module_new(m->name);
+	cx.imap = calloc((size_t)m->next_id + 1, sizeof *cx.imap);
+	if (!cx.dst || !cx.imap)
+		goto fail;
+	for (int i = 0; i < m->ncomps; i++)
+		if (!hlo_comp_new(cx.dst, m->comps[i]->name))
+			goto fail;
+	for (int i = 0; i < m->ncomps; i++)
+		if (!clone_comp_body(&cx, m->comps[i]))
+			goto fail;
+	for (int i = 0; i < m->ncomps; i++)
+		if (!wire_operands(&cx, m->comps[i]) ||
+		    !wire_users(&cx, m->comps[i]))
+			goto fail;
+	if (!copy_header(&cx))
+		goto fail;
+	hlo_module_set_entry(cx.dst, map_comp(&cx, m->entry));
+	free(cx.imap);
+	return cx.dst;
+fail:
+	free(cx.imap);
+	hlo_module_free(cx.dst);
+	return NULL;
+}

@@ -1,0 +1,571 @@
+/* hlo.c - the HLO IR: opcode and attribute tables, modules, computations,
+ * instructions, use lists, deep copy and graph walks. */
+#include "hlo.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- opcode table ------------------------------------------------------ */
+
+static const struct {
+	const char *name;
+	signed char arity;
+	unsigned char cls;
+	unsigned flags;
+} op_info[HLO_OPCODE_COUNT] = {
+	[HLO_INVALID] = {"<invalid>", 0, OC_OTHER, 0},
+#define OP(e, s, ar, cl, fl) [e] = {s, ar, cl, fl},
+#include "opcodes.def"
+#undef OP
+};
+
+const char *hlo_opcode_name(HloOpcode op)
+{
+	return (unsigned)op < HLO_OPCODE_COUNT ? op_info[op].name : "<invalid>";
+}
+
+/* A linear scan with a first-character filter: the table is small and
+ * this costs less than the lexing around it. */
+HloOpcode hlo_opcode_parse(const char *s, int n)
+{
+	for (int op = 1; op < HLO_OPCODE_COUNT; op++) {
+		const char *nm = op_info[op].name;
+		if (nm[0] == s[0] && (int)strlen(nm) == n && !memcmp(nm, s, (size_t)n))
+			return (HloOpcode)op;
+	}
+	return HLO_INVALID;
+}
+
+int hlo_opcode_arity(HloOpcode op) { return op_info[op].arity; }
+OpClass hlo_opcode_class(HloOpcode op) { return (OpClass)op_info[op].cls; }
+unsigned hlo_opcode_flags(HloOpcode op) { return op_info[op].flags; }
+
+/* ---- attribute table --------------------------------------------------- */
+
+static const struct {
+	const char *name;
+	AttrValKind kind;
+} attr_info[A_COUNT] = {
+	[A_RAW] = {"<raw>", AV_RAW},
+#define ATTR(e, s, k) [e] = {s, k},
+#include "attrs.def"
+#undef ATTR
+};
+
+const char *hlo_attr_name(AttrKey k) { return attr_info[k].name; }
+AttrValKind hlo_attr_kind(AttrKey k) { return attr_info[k].kind; }
+
+AttrKey hlo_attr_parse(const char *s, int n)
+{
+	for (int k = 1; k < A_COUNT; k++) {
+		const char *nm = attr_info[k].name;
+		if ((int)strlen(nm) == n && !memcmp(nm, s, (size_t)n))
+			return (AttrKey)k;
+	}
+	return A_RAW;
+}
+
+/* ---- modules and computations ----------------------------------------- */
+
+HloModule *hlo_module_new(const char *name)
+{
+	HloModule *m = calloc(1, sizeof *m);
+	if (!m)
+		return NULL;
+	arena_init(&m->arena);
+	namemap_init(&m->comp_names);
+	m->name = arena_strdup(&m->arena, name ? name : "module");
+	if (!m->name) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void hlo_module_free(HloModule *m)
+{
+	if (!m)
+		return;
+	for (int i = 0; i < m->ncomps; i++)
+		namemap_free(&m->comps[i]->names);
+	namemap_free(&m->comp_names);
+	arena_free(&m->arena);
+	free(m);
+}
+
+HloComp *hlo_comp_new(HloModule *m, const char *name)
+{
+	if (namemap_get(&m->comp_names, name))
+		return NULL;
+	HloComp *c = arena_alloc(&m->arena, sizeof *c);
+	if (!c)
+		return NULL;
+	void *v = arena_grow(&m->arena, m->comps, sizeof *m->comps,
+			     &m->cap_comps, m->ncomps + 1);
+	if (!v)
+		return NULL;
+	m->comps = v;
+	c->name = arena_strdup(&m->arena, name);
+	c->module = m;
+	namemap_init(&c->names);
+	if (!c->name || !namemap_put(&m->comp_names, c->name, c))
+		return NULL;
+	m->comps[m->ncomps++] = c;
+	return c;
+}
+
+HloComp *hlo_module_find_comp(const HloModule *m, const char *name)
+{
+	return namemap_get(&m->comp_names, name);
+}
+
+/* base, base.1, base.2... A trailing ".N" on base is kept as the stem. */
+static const char *unique_name(Arena *a, const NameMap *map, const char *base)
+{
+	if (!namemap_get(map, base))
+		return arena_strdup(a, base);
+	size_t n = strlen(base);
+	const char *dot = strrchr(base, '.');
+	if (dot && dot[1] && strspn(dot + 1, "0123456789") == strlen(dot + 1))
+		n = (size_t)(dot - base);
+	char buf[256];
+	if (n > 200)
+		n = 200;
+	for (long i = 1;; i++) {
+		snprintf(buf, sizeof buf, "%.*s.%ld", (int)n, base, i);
+		if (!namemap_get(map, buf))
+			return arena_strdup(a, buf);
+	}
+}
+
+const char *hlo_module_unique_comp_name(HloModule *m, const char *base)
+{
+	return unique_name(&m->arena, &m->comp_names, base);
+}
+
+const char *hlo_comp_unique_name(HloComp *c, const char *base)
+{
+	return unique_name(&c->module->arena, &c->names, base);
+}
+
+void hlo_module_set_entry(HloModule *m, HloComp *c)
+{
+	for (int i = 0; i < m->ncomps; i++)
+		m->comps[i]->is_entry = false;
+	m->entry = c;
+	if (c)
+		c->is_entry = true;
+}
+
+int hlo_module_instr_count(const HloModule *m)
+{
+	int n = 0;
+	for (int i = 0; i < m->ncomps; i++)
+		n += m->comps[i]->n;
+	return n;
+}
+
+/* ---- instructions ------------------------------------------------------ */
+
+static bool add_user(HloInstr *op, HloInstr *user)
+{
+	Arena *a = &op->parent->module->arena;
+	void *v = arena_grow(a, op->users, sizeof *op->users, &op->cap_users,
+			     op->nusers + 1);
+	if (!v)
+		return false;
+	op->users = v;
+	op->users[op->nusers++] = user;
+	return true;
+}
+
+/* Removes one occurrence of user from op's users. */
+static void remove_user(HloInstr *op, HloInstr *user)
+{
+	for (int i = 0; i < op->nusers; i++) {
+		if (op->users[i] == user) {
+			memmove(&op->users[i], &op->users[i + 1],
+				sizeof *op->users * (size_t)(op->nusers - i - 1));
+			op->nusers--;
+			return;
+		}
+	}
+}
+
+static bool has_user(const HloInstr *op, const HloInstr *user)
+{
+	for (int i = 0; i < op->nusers; i++)
+		if (op->users[i] == user)
+			return true;
+	return false;
+}
+
+HloInstr *hlo_instr_new(HloComp *c, HloOpcode op, Shape *shape,
+			const char *name, int nops, HloInstr *const *ops)
+{
+	HloModule *m = c->module;
+	Arena *a = &m->arena;
+	HloInstr *ins = arena_alloc(a, sizeof *ins);
+	if (!ins)
+		return NULL;
+	ins->name = name ? arena_strdup(a, name)
+			 : hlo_comp_unique_name(c, hlo_opcode_name(op));
+	if (!ins->name || namemap_get(&c->names, ins->name))
+		return NULL;
+	void *v = arena_grow(a, c->instrs, sizeof *c->instrs, &c->cap, c->n + 1);
+	if (!v)
+		return NULL;
+	c->instrs = v;
+	ins->id = m->next_id++;
+	ins->op = op;
+	ins->shape = shape;
+	ins->parent = c;
+	ins->nops = nops;
+	if (nops) {
+		ins->ops = arena_alloc(a, sizeof *ins->ops * (size_t)nops);
+		if (!ins->ops)
+			return NULL;
+		for (int i = 0; i < nops; i++) {
+			ins->ops[i] = ops[i];
+			if (ops[i] && !has_user(ops[i], ins) && !add_user(ops[i], ins))
+				return NULL;
+		}
+	}
+	if (!namemap_put(&c->names, ins->name, ins))
+		return NULL;
+	c->instrs[c->n++] = ins;
+	return ins;
+}
+
+HloInstr *hlo_comp_find(const HloComp *c, const char *name)
+{
+	return namemap_get(&c->names, name);
+}
+
+static int count_operand(const HloInstr *ins, const HloInstr *v)
+{
+	int k = 0;
+	for (int i = 0; i < ins->nops; i++)
+		k += ins->ops[i] == v;
+	return k;
+}
+
+void hlo_set_operand(HloInstr *ins, int i, HloInstr *v)
+{
+	HloInstr *old = ins->ops[i];
+	if (old == v)
+		return;
+	ins->ops[i] = v;
+	if (old && count_operand(ins, old) == 0)
+		remove_user(old, ins);
+	if (v && !has_user(v, ins))
+		add_user(v, ins);
+}
+
+void hlo_replace_all_uses(HloInstr *old, HloInstr *with)
+{
+	while (old->nusers > 0) {
+		HloInstr *u = old->users[old->nusers - 1];
+		for (int i = 0; i < u->nops; i++)
+			if (u->ops[i] == old)
+				hlo_set_operand(u, i, with);
+	}
+	HloComp *c = old->parent;
+	if (c->root == old)
+		c->root = with;
+}
+
+void hlo_instr_remove(HloInstr *ins)
+{
+	HloComp *c = ins->parent;
+	for (int i = 0; i < ins->nops; i++)
+		if (ins->ops[i] && has_user(ins->ops[i], ins))
+			remove_user(ins->ops[i], ins);
+	for (int i = 0; i < c->n; i++) {
+		if (c->instrs[i] == ins) {
+			memmove(&c->instrs[i], &c->instrs[i + 1],
+				sizeof *c->instrs * (size_t)(c->n - i - 1));
+			c->n--;
+			break;
+		}
+	}
+	namemap_del(&c->names, ins->name);
+	if (c->root == ins)
+		c->root = NULL;
+	ins->parent = NULL;
+}
+
+bool hlo_instr_rename(HloInstr *ins, const char *name)
+{
+	HloComp *c = ins->parent;
+	if (namemap_get(&c->names, name))
+		return false;
+	const char *nm = arena_strdup(&c->module->arena, name);
+	if (!nm)
+		return false;
+	namemap_del(&c->names, ins->name);
+	ins->name = nm;
+	return namemap_put(&c->names, nm, ins);
+}
+
+HloInstr *hlo_comp_param(const HloComp *c, int64_t number)
+{
+	for (int i = 0; i < c->n; i++)
+		if (c->instrs[i]->op == HLO_PARAMETER &&
+		    c->instrs[i]->param_no == number)
+			return c->instrs[i];
+	return NULL;
+}
+
+int hlo_comp_param_count(const HloComp *c)
+{
+	int k = 0;
+	for (int i = 0; i < c->n; i++)
+		k += c->instrs[i]->op == HLO_PARAMETER;
+	return k;
+}
+
+/* ---- attributes -------------------------------------------------------- */
+
+HloAttr *hlo_attr_find(const HloInstr *ins, AttrKey k)
+{
+	for (int i = 0; i < ins->nattrs; i++)
+		if (ins->attrs[i].key == k)
+			return &ins->attrs[i];
+	return NULL;
+}
+
+HloAttr *hlo_attr_find_raw(const HloInstr *ins, const char *name)
+{
+	for (int i = 0; i < ins->nattrs; i++)
+		if (!strcmp(ins->attrs[i].name, name))
+			return &ins->attrs[i];
+	return NULL;
+}
+
+HloAttr *hlo_attr_set(HloInstr *ins, AttrKey k, const char *name)
+{
+	HloAttr *at = k == A_RAW ? hlo_attr_find_raw(ins, name)
+				 : hlo_attr_find(ins, k);
+	Arena *a = &ins->parent->module->arena;
+	if (!at) {
+		void *v = arena_grow(a, ins->attrs, sizeof *ins->attrs,
+				     &ins->cap_attrs, ins->nattrs + 1);
+		if (!v)
+			return NULL;
+		ins->attrs = v;
+		at = &ins->attrs[ins->nattrs++];
+	}
+	memset(at, 0, sizeof *at);
+	at->key = k;
+	at->name = k == A_RAW ? arena_strdup(a, name) : hlo_attr_name(k);
+	return at;
+}
+
+bool hlo_attr_remove(HloInstr *ins, AttrKey k)
+{
+	HloAttr *at = hlo_attr_find(ins, k);
+	if (!at)
+		return false;
+	int i = (int)(at - ins->attrs);
+	memmove(at, at + 1, sizeof *at * (size_t)(ins->nattrs - i - 1));
+	ins->nattrs--;
+	return true;
+}
+
+bool hlo_attr_int(const HloInstr *ins, AttrKey k, int64_t *out)
+{
+	HloAttr *at = hlo_attr_find(ins, k);
+	if (!at)
+		return false;
+	*out = hlo_attr_kind(k) == AV_BOOL ? at->u.b : at->u.i;
+	return true;
+}
+
+const int64_t *hlo_attr_ints(const HloInstr *ins, AttrKey k, int *n)
+{
+	HloAttr *at = hlo_attr_find(ins, k);
+	*n = at ? at->u.ints.n : 0;
+	return at ? at->u.ints.v : NULL;
+}
+
+HloComp *hlo_attr_comp(const HloInstr *ins, AttrKey k)
+{
+	HloAttr *at = hlo_attr_find(ins, k);
+	return at && at->u.comps.n > 0 ? at->u.comps.v[0] : NULL;
+}
+
+const char *hlo_attr_enum(const HloInstr *ins, AttrKey k)
+{
+	HloAttr *at = hlo_attr_find(ins, k);
+	return at ? at->u.s : NULL;
+}
+
+static bool is_comp_attr(const HloAttr *at)
+{
+	AttrValKind k = hlo_attr_kind(at->key);
+	return k == AV_COMP || k == AV_COMPS;
+}
+
+void hlo_instr_called(const HloInstr *ins, HloCompVisit fn, void *ctx)
+{
+	for (int i = 0; i < ins->nattrs; i++) {
+		const HloAttr *at = &ins->attrs[i];
+		if (!is_comp_attr(at))
+			continue;
+		for (int j = 0; j < at->u.comps.n; j++)
+			fn(at->u.comps.v[j], ctx);
+	}
+}
+
+int hlo_instr_ncalled(const HloInstr *ins)
+{
+	int n = 0;
+	for (int i = 0; i < ins->nattrs; i++)
+		if (is_comp_attr(&ins->attrs[i]))
+			n += ins->attrs[i].u.comps.n;
+	return n;
+}
+
+HloComp *hlo_instr_called_at(const HloInstr *ins, int k)
+{
+	for (int i = 0; i < ins->nattrs; i++) {
+		const HloAttr *at = &ins->attrs[i];
+		if (!is_comp_attr(at))
+			continue;
+		if (k < at->u.comps.n)
+			return at->u.comps.v[k];
+		k -= at->u.comps.n;
+	}
+	return NULL;
+}
+
+/* ---- walks ------------------------------------------------------------- */
+
+unsigned hlo_new_mark(HloModule *m)
+{
+	if (++m->mark_gen == 0) { /* wrapped: clear every mark */
+		for (int i = 0; i < m->ncomps; i++)
+			for (int j = 0; j < m->comps[i]->n; j++)
+				m->comps[i]->instrs[j]->mark = 0;
+		m->mark_gen = 1;
+	}
+	return m->mark_gen;
+}
+
+/* Iterative DFS: marks "open" with mark, "done" with mark + 1 bit in a
+ * side array indexed by position; cycles are reported as -1. */
+typedef struct {
+	HloInstr *ins;
+	int next;
+} Frame;
+
+static int dfs_from(HloInstr *start, unsigned open, unsigned done,
+		    Frame *stack, HloInstr **out, int k)
+{
+	int sp = 0;
+	if (start->mark == done)
+		return k;
+	stack[sp++] = (Frame){start, 0};
+	start->mark = open;
+	while (sp > 0) {
+		Frame *f = &stack[sp - 1];
+		if (f->next < f->ins->nops) {
+			HloInstr *o = f->ins->ops[f->next++];
+			if (!o || o->mark == done)
+				continue;
+			if (o->mark == open)
+				return -1;
+			o->mark = open;
+			stack[sp++] = (Frame){o, 0};
+			continue;
+		}
+		f->ins->mark = done;
+		out[k++] = f->ins;
+		sp--;
+	}
+	return k;
+}
+
+int hlo_comp_post_order(HloComp *c, HloInstr ***out)
+{
+	HloModule *m = c->module;
+	*out = NULL;
+	HloInstr **res = malloc(sizeof *res * (size_t)(c->n + 1));
+	Frame *stack = malloc(sizeof *stack * (size_t)(c->n + 1));
+	if (!res || !stack) {
+		free(res);
+		free(stack);
+		return -1;
+	}
+	unsigned open = hlo_new_mark(m), done = hlo_new_mark(m);
+	int k = 0;
+	if (c->root)
+		k = dfs_from(c->root, open, done, stack, res, k);
+	for (int i = 0; i < c->n && k >= 0; i++)
+		k = dfs_from(c->instrs[i], open, done, stack, res, k);
+	free(stack);
+	if (k < 0) {
+		free(res);
+		return -1;
+	}
+	*out = res;
+	return k;
+}
+
+typedef struct {
+	HloComp **out;
+	int k;
+	unsigned char *state; /* per computation index: 0 new, 1 open, 2 done */
+	HloModule *m;
+	int depth;
+} CompWalk;
+
+static int comp_index(const HloModule *m, const HloComp *c)
+{
+	for (int i = 0; i < m->ncomps; i++)
+		if (m->comps[i] == c)
+			return i;
+	return -1;
+}
+
+static void comp_visit(HloComp *c, void *ctx);
+
+static void comp_dfs(CompWalk *w, HloComp *c)
+{
+	int i = comp_index(w->m, c);
+	if (i < 0 || w->state[i] || w->depth > 10000)
+		return;
+	w->state[i] = 1;
+	w->depth++;
+	for (int j = 0; j < c->n; j++)
+		hlo_instr_called(c->instrs[j], comp_visit, w);
+	w->depth--;
+	w->state[i] = 2;
+	w->out[w->k++] = c;
+}
+
+static void comp_visit(HloComp *c, void *ctx) { comp_dfs(ctx, c); }
+
+int hlo_module_comp_post_order(HloModule *m, HloComp ***out)
+{
+	CompWalk w = {0};
+	w.m = m;
+	w.out = malloc(sizeof *w.out * (size_t)(m->ncomps + 1));
+	w.state = calloc((size_t)m->ncomps + 1, 1);
+	if (!w.out || !w.state) {
+		free(w.out);
+		free(w.state);
+		*out = NULL;
+		return -1;
+	}
+	for (int i = 0; i < m->ncomps; i++)
+		if (m->comps[i] != m->entry)
+			comp_dfs(&w, m->comps[i]);
+	if (m->entry)
+		comp_dfs(&w, m->entry);
+	free(w.state);
+	*out = w.out;
+	return w.k;
+}

@@ -1,0 +1,239 @@
+/* hlo.h - the HLO IR: modules, computations, instructions, attributes.
+ *
+ * A module owns one arena; everything hanging off it (names, shapes,
+ * literals, attribute values) is allocated there and freed with the module.
+ * Instructions keep operand and user lists; names are unique per
+ * computation and looked up through a hash map. */
+#ifndef XR_HLO_H
+#define XR_HLO_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "literal.h"
+#include "namemap.h"
+#include "shape.h"
+
+typedef enum {
+	HLO_INVALID,
+#define OP(e, s, ar, cl, fl) e,
+#include "opcodes.def"
+#undef OP
+	HLO_OPCODE_COUNT
+} HloOpcode;
+
+typedef enum { OC_UNARY, OC_UNARY_PRED, OC_BINARY, OC_TERNARY, OC_OTHER } OpClass;
+
+enum {
+	XF_EW = 1 << 0,
+	XF_COMM = 1 << 1,
+	XF_EXP = 1 << 2,
+	XF_SIDE = 1 << 3,
+	XF_COLL = 1 << 4,
+	XF_SHAPE = 1 << 5,
+	XF_LEAF = 1 << 6,
+	XF_ASYNC = 1 << 7,
+};
+
+const char *hlo_opcode_name(HloOpcode op);
+/* HLO_INVALID when the spelling is not an opcode. */
+HloOpcode hlo_opcode_parse(const char *s, int n);
+int hlo_opcode_arity(HloOpcode op); /* -1: variadic */
+OpClass hlo_opcode_class(HloOpcode op);
+unsigned hlo_opcode_flags(HloOpcode op);
+
+typedef enum {
+	A_RAW, /* a key the IR does not interpret */
+#define ATTR(e, s, k) e,
+#include "attrs.def"
+#undef ATTR
+	A_COUNT
+} AttrKey;
+
+typedef enum {
+	AV_RAW,
+	AV_INT,
+	AV_INTS,
+	AV_BOOL,
+	AV_FLOAT,
+	AV_ENUM,
+	AV_STRING,
+	AV_COMP,
+	AV_COMPS,
+	AV_SLICE,
+	AV_PADDING,
+	AV_WINDOW,
+	AV_DIMLABELS,
+} AttrValKind;
+
+const char *hlo_attr_name(AttrKey k);
+AttrKey hlo_attr_parse(const char *s, int n); /* A_RAW when unknown */
+AttrValKind hlo_attr_kind(AttrKey k);
+
+typedef struct HloComp HloComp;
+typedef struct HloInstr HloInstr;
+typedef struct HloModule HloModule;
+
+typedef struct SliceDim {
+	int64_t start, limit, stride;
+} SliceDim;
+
+typedef struct PadDim {
+	int64_t lo, hi, interior;
+} PadDim;
+
+typedef struct WindowDim {
+	int64_t size, stride, pad_lo, pad_hi, lhs_dilate, rhs_dilate;
+	bool reversal;
+} WindowDim;
+
+/* Convolution dimension numbers, from dim_labels=b01f_01io->b01f. */
+typedef struct ConvDims {
+	int nspatial;
+	int64_t in_batch, in_feature, *in_spatial;
+	int64_t k_in_feature, k_out_feature, *k_spatial;
+	int64_t out_batch, out_feature, *out_spatial;
+	const char *text; /* as written, printed back */
+} ConvDims;
+
+typedef struct HloAttr {
+	AttrKey key;
+	const char *name; /* spelling; for A_RAW the key as written */
+	union {
+		int64_t i;
+		bool b;
+		double f;
+		const char *s; /* AV_ENUM word, AV_STRING body (escapes kept),
+				  AV_RAW value text */
+		struct {
+			int n;
+			int64_t *v;
+		} ints;
+		struct {
+			int n;
+			HloComp **v;
+		} comps; /* AV_COMP has n == 1 */
+		struct {
+			int n;
+			SliceDim *v;
+		} slice;
+		struct {
+			int n;
+			PadDim *v;
+		} pad;
+		struct {
+			int n;
+			WindowDim *v;
+		} window;
+		ConvDims *conv;
+	} u;
+} HloAttr;
+
+struct HloInstr {
+	int id;            /* unique in the module, creation order */
+	const char *name;
+	HloOpcode op;
+	HloOpcode async_wrapped; /* "xyz-start" sugar: the wrapped opcode */
+	Shape *shape;
+	int nops;
+	HloInstr **ops;
+	int nusers, cap_users;
+	HloInstr **users;
+	int nattrs, cap_attrs;
+	HloAttr *attrs;
+	Literal *literal;  /* constant */
+	int64_t param_no;  /* parameter */
+	HloComp *parent;
+	SrcLoc loc;        /* where it was written; 0 if made by a pass */
+	unsigned mark;     /* scratch for graph walks (see hlo_new_mark) */
+	bool shape_given;  /* shape was written in the text */
+};
+
+struct HloComp {
+	const char *name;
+	HloModule *module;
+	int n, cap;
+	HloInstr **instrs; /* program order */
+	HloInstr *root;
+	bool root_explicit; /* ROOT was written (or set by a command) */
+	bool is_entry;
+	bool inlined;       /* came from an inline to_apply={...} body */
+	const char *exec_thread; /* execution_thread="..." value, or NULL */
+	NameMap names;      /* name -> HloInstr* */
+	SrcLoc loc;
+};
+
+struct HloModule {
+	Arena arena;
+	const char *name;
+	int ncomps, cap_comps;
+	HloComp **comps; /* order of definition */
+	HloComp *entry;
+	NameMap comp_names;
+	int nattrs, cap_attrs;
+	HloAttr *attrs;  /* header attributes (raw, except those recomputed) */
+	int next_id;
+	unsigned mark_gen;
+	const char *source_name; /* file it was loaded from, or NULL */
+	/* JAX's stack frame index (FileNames, FunctionNames, FileLocations,
+	 * StackFrames sections after the header), kept verbatim. */
+	const char *frame_index;
+};
+
+/* --- modules and computations --- */
+HloModule *hlo_module_new(const char *name);
+void hlo_module_free(HloModule *m);
+/* Deep copy into a fresh arena. NULL on out-of-memory. */
+HloModule *hlo_module_clone(const HloModule *m);
+HloComp *hlo_comp_new(HloModule *m, const char *name);
+HloComp *hlo_module_find_comp(const HloModule *m, const char *name);
+/* A name not used by any computation: base, base.1, base.2, ... */
+const char *hlo_module_unique_comp_name(HloModule *m, const char *base);
+void hlo_module_set_entry(HloModule *m, HloComp *c);
+/* Counts over all computations (inlined bodies counted separately). */
+int hlo_module_instr_count(const HloModule *m);
+
+/* --- instructions --- */
+/* Appends a new instruction to c. name must be unique in c (NULL: a
+ * fresh one is made from the opcode). Operands get c's instr as a user. */
+HloInstr *hlo_instr_new(HloComp *c, HloOpcode op, Shape *shape,
+			const char *name, int nops, HloInstr *const *ops);
+HloInstr *hlo_comp_find(const HloComp *c, const char *name);
+const char *hlo_comp_unique_name(HloComp *c, const char *base);
+void hlo_set_operand(HloInstr *ins, int i, HloInstr *v);
+void hlo_replace_all_uses(HloInstr *old, HloInstr *with);
+/* Removes an instruction with no users from its computation. */
+void hlo_instr_remove(HloInstr *ins);
+bool hlo_instr_rename(HloInstr *ins, const char *name);
+HloInstr *hlo_comp_param(const HloComp *c, int64_t number);
+int hlo_comp_param_count(const HloComp *c);
+
+/* --- attributes --- */
+HloAttr *hlo_attr_find(const HloInstr *ins, AttrKey k);
+HloAttr *hlo_attr_find_raw(const HloInstr *ins, const char *name);
+/* Adds (or replaces) an attribute; returns the slot to fill. */
+HloAttr *hlo_attr_set(HloInstr *ins, AttrKey k, const char *name);
+bool hlo_attr_remove(HloInstr *ins, AttrKey k);
+/* Typed getters: false when absent. */
+bool hlo_attr_int(const HloInstr *ins, AttrKey k, int64_t *out);
+/* Returns the list (NULL and *n = 0 if absent). */
+const int64_t *hlo_attr_ints(const HloInstr *ins, AttrKey k, int *n);
+HloComp *hlo_attr_comp(const HloInstr *ins, AttrKey k);
+const char *hlo_attr_enum(const HloInstr *ins, AttrKey k);
+/* Calls fn for every computation the instruction calls. */
+typedef void (*HloCompVisit)(HloComp *c, void *ctx);
+void hlo_instr_called(const HloInstr *ins, HloCompVisit fn, void *ctx);
+int hlo_instr_ncalled(const HloInstr *ins);
+HloComp *hlo_instr_called_at(const HloInstr *ins, int i);
+
+/* --- walks --- */
+/* A fresh mark value: instructions with ins->mark != it are unvisited. */
+unsigned hlo_new_mark(HloModule *m);
+/* Post order of c reachable from its root plus the unreachable rest, in a
+ * malloc'd array the caller frees. Returns count, -1 on cycle/oom. */
+int hlo_comp_post_order(HloComp *c, HloInstr ***out);
+/* Computations in callee-before-caller order (malloc'd). */
+int hlo_module_comp_post_order(HloModule *m, HloComp ***out);
+
+#endif

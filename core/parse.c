@@ -1,0 +1,1730 @@
+/* parse.c - XLA HLO text parser.
+ *
+ * Accepts XLA's long form (% sigils, typed operands, layouts, metadata) and
+ * the short hand-written form (no %, no layouts, untyped operands, missing
+ * shapes, missing ROOT, missing HloModule header, no ENTRY marker).
+ * Instructions may refer to later instructions of the same computation and
+ * computations may refer to later computations: references are resolved
+ * when the computation (or module) ends. Missing shapes are then inferred
+ * callee-first. The result is not verified (see verify.h). */
+#include "parse.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "infer.h"
+#include "lexer.h"
+
+typedef struct {
+	HloInstr *ins;
+	int index;
+	const char *name;
+	int len;
+	SrcLoc loc;
+} OpRef;
+
+typedef struct {
+	HloInstr *ins;
+	int attr;  /* index into ins->attrs */
+	int slot;
+	const char *name;
+	int len;
+	SrcLoc loc;
+} CompRef;
+
+typedef struct {
+	Lexer lx;
+	const SrcFile *src;
+	Diag *d;
+	HloModule *m;
+	bool failed, incomplete;
+	OpRef *oprefs;
+	int noprefs, cap_oprefs;
+	CompRef *comprefs;
+	int ncomprefs, cap_comprefs;
+	int depth;     /* nesting of inline computations / operands */
+	int inline_no; /* counter for generated computation names */
+	bool single;   /* parse_instr_line: no forward references */
+} P;
+
+enum { MAX_NESTING = 64 };
+
+/* ---- errors ------------------------------------------------------------ */
+
+__attribute__((format(printf, 3, 4))) static bool
+err_at(P *p, SrcLoc loc, const char *fmt, ...)
+{
+	if (p->failed)
+		return false;
+	p->failed = true;
+	char msg[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	diag_error(p->d, p->src, loc, "%s", msg);
+	return false;
+}
+
+#define err(p, ...) err_at(p, lex_loc(&(p)->lx), __VA_ARGS__)
+
+/* Errors at end of input mark the parse incomplete: the REPL then asks for
+ * continuation lines. */
+static bool err_eof(P *p, const char *what)
+{
+	p->incomplete = true;
+	return err(p, "unexpected end of input: expected %s", what);
+}
+
+static bool expect(P *p, char c)
+{
+	if (lex_accept(&p->lx, c))
+		return true;
+	if (lex_eof(&p->lx)) {
+		char what[8] = {'\'', c, '\'', 0};
+		return err_eof(p, what);
+	}
+	return err(p, "expected '%c'", c);
+}
+
+static const char *dupn(P *p, const char *s, int n)
+{
+	return arena_strndup(&p->m->arena, s, (size_t)n);
+}
+
+/* A short quote of the text at the cursor for messages. */
+static const char *near(P *p, char *buf, size_t cap)
+{
+	lex_skip(&p->lx);
+	size_t n = 0;
+	const char *q = p->lx.p;
+	while (q < p->lx.end && n + 1 < cap && *q != '\n' && n < 24) {
+		unsigned char c = (unsigned char)*q++;
+		buf[n++] = (c < 32 || c >= 127) ? '?' : (char)c;
+	}
+	buf[n] = 0;
+	return buf;
+}
+
+/* ---- shapes ------------------------------------------------------------ */
+
+static bool at_shape(P *p)
+{
+	int c = lex_peek(&p->lx);
+	if (c == '(')
+		return true;
+	int n = lex_peek_ident(&p->lx, false);
+	if (!n)
+		return false;
+	const char *s = p->lx.p;
+	if (n == 1 && s[0] == 'b' && s + 1 < p->lx.end && s[1] == '(')
+		return true;
+	return dtype_parse(s, n) != DT_INVALID && s + n < p->lx.end &&
+	       s[n] == '[';
+}
+
+static Shape *parse_shape(P *p);
+
+static bool parse_dims(P *p, int64_t *dims, uint8_t *dyn, int *rank)
+{
+	*rank = 0;
+	if (lex_accept(&p->lx, ']'))
+		return true;
+	for (;;) {
+		if (*rank >= XR_MAX_RANK)
+			return err(p, "too many dimensions (limit %d)", XR_MAX_RANK);
+		DimKind k = DIM_STATIC;
+		int64_t v = -1;
+		if (lex_accept(&p->lx, '?')) {
+			k = DIM_UNBOUNDED;
+		} else {
+			lex_skip(&p->lx);
+			if (lex_accept_str(&p->lx, "<="))
+				k = DIM_BOUNDED;
+			if (!lex_int(&p->lx, &v))
+				return err(p, "expected a dimension size");
+			if (v < 0)
+				return err(p, "negative dimension size %lld",
+					   (long long)v);
+		}
+		dims[*rank] = v;
+		dyn[(*rank)++] = (uint8_t)k;
+		if (lex_accept(&p->lx, ']'))
+			return true;
+		if (!expect(p, ','))
+			return false;
+	}
+}
+
+static void extract_ext(Layout *l, Arena *a)
+{
+	const char *e = strstr(l->ext, "E(");
+	if (e)
+		l->element_size_bits = strtoll(e + 2, NULL, 10);
+	const char *s = strstr(l->ext, "S(");
+	if (s && (s == l->ext || s[-1] != 'C')) /* not SC( */
+		l->memory_space = strtoll(s + 2, NULL, 10);
+	const char *t = strstr(l->ext, "T(");
+	if (t) {
+		const char *q = t + 1;
+		while (*q == '(') {
+			const char *c = strchr(q, ')');
+			if (!c)
+				break;
+			q = c + 1;
+		}
+		l->tiles = arena_strndup(a, t + 1, (size_t)(q - t - 1));
+	}
+}
+
+static bool parse_layout(P *p, Shape *s)
+{
+	Arena *a = &p->m->arena;
+	Layout *l = arena_alloc(a, sizeof *l);
+	int m2m[XR_MAX_RANK];
+	int n = 0;
+	if (!l)
+		return err(p, "out of memory");
+	while (lex_peek(&p->lx) != '}' && lex_peek(&p->lx) != ':') {
+		int64_t v;
+		if (n >= XR_MAX_RANK || !lex_int(&p->lx, &v) || v < 0 ||
+		    v >= XR_MAX_RANK)
+			return err(p, "bad layout");
+		m2m[n++] = (int)v;
+		if (!lex_accept(&p->lx, ','))
+			break;
+	}
+	if (lex_accept(&p->lx, ':')) {
+		const char *st = p->lx.p;
+		int depth = 0;
+		while (p->lx.p < p->lx.end &&
+		       (depth > 0 || *p->lx.p != '}')) {
+			char c = *p->lx.p;
+			depth += (c == '(' || c == '{') - (c == ')' || c == '}');
+			lex_advance(&p->lx);
+		}
+		StrBuf b;
+		sb_init(&b);
+		for (const char *q = st; q < p->lx.p; q++)
+			if (!isspace((unsigned char)*q))
+				sb_putc(&b, *q);
+		l->ext = arena_strdup(a, sb_str(&b));
+		sb_free(&b);
+		extract_ext(l, a);
+	}
+	if (!expect(p, '}'))
+		return false;
+	l->n = n;
+	l->minor_to_major = arena_dup(a, m2m, sizeof(int) * (size_t)(n ? n : 1));
+	if (n != s->rank && !(n == 0 && s->rank > 0 && l->ext) && n != 0)
+		return err(p, "layout {...} has %d entries for a rank-%d shape", n,
+			   s->rank);
+	if (n == 0 && s->rank > 0) {
+		/* "{}" or "{:T(..)}" on an array: keep the default order. */
+		l->minor_to_major = arena_alloc(a, sizeof(int) * (size_t)s->rank);
+		for (int i = 0; i < s->rank; i++)
+			l->minor_to_major[i] = s->rank - 1 - i;
+		l->n = s->rank;
+	}
+	if (!layout_valid(l, s->rank))
+		return err(p, "layout is not a permutation of the dimensions");
+	s->layout = l;
+	return true;
+}
+
+/* A layout follows "]" directly and holds digits, ':' or nothing:
+ * "f32[] {" before a computation body is not a layout. */
+static bool at_layout(P *p)
+{
+	const char *q = p->lx.p;
+	if (q >= p->lx.end || *q != '{')
+		return false;
+	for (q++; q < p->lx.end && (*q == ' ' || *q == '\t'); q++)
+		;
+	return q < p->lx.end && (isdigit((unsigned char)*q) || *q == ':' ||
+				 *q == '}');
+}
+
+static Shape *parse_array_shape(P *p)
+{
+	const char *t;
+	int tn;
+	SrcLoc loc = lex_loc(&p->lx);
+	if (!lex_ident(&p->lx, &t, &tn))
+		return err(p, "expected a shape"), NULL;
+	Dtype dt = dtype_parse(t, tn);
+	if (dt == DT_INVALID)
+		return err_at(p, loc, "unknown element type '%.*s'", tn, t), NULL;
+	if (!expect(p, '['))
+		return NULL;
+	int64_t dims[XR_MAX_RANK];
+	uint8_t dyn[XR_MAX_RANK];
+	int rank;
+	if (!parse_dims(p, dims, dyn, &rank))
+		return NULL;
+	Shape *s = shape_array(&p->m->arena, dt, rank, dims);
+	if (!s)
+		return err(p, "out of memory"), NULL;
+	for (int i = 0; i < rank; i++)
+		if (dyn[i] != DIM_STATIC) {
+			s->dyn = arena_dup(&p->m->arena, dyn, (size_t)rank);
+			break;
+		}
+	if (shape_elements(s) < 0)
+		return err_at(p, loc, "shape has more than 2^48 elements"), NULL;
+	if (at_layout(p)) {
+		lex_accept(&p->lx, '{');
+		if (!parse_layout(p, s))
+			return NULL;
+	}
+	return s;
+}
+
+static Shape *parse_shape(P *p)
+{
+	if (++p->depth > MAX_NESTING) {
+		p->depth--;
+		return err(p, "shape nested too deeply"), NULL;
+	}
+	Shape *s = NULL;
+	int n = lex_peek_ident(&p->lx, false);
+	if (n == 1 && *p->lx.p == 'b' && p->lx.p + 1 < p->lx.end &&
+	    p->lx.p[1] == '(') {
+		p->lx.p++;
+		lex_accept(&p->lx, '(');
+		s = parse_shape(p);
+		if (s && expect(p, ')'))
+			s->buffer = true;
+		else
+			s = NULL;
+	} else if (lex_accept(&p->lx, '(')) {
+		Shape *el[1024];
+		int k = 0;
+		while (!p->failed && lex_peek(&p->lx) != ')') {
+			if (k == 1024) {
+				err(p, "tuple has too many elements");
+				break;
+			}
+			el[k] = parse_shape(p);
+			if (!el[k++])
+				break;
+			if (!lex_accept(&p->lx, ','))
+				break;
+		}
+		if (!p->failed && expect(p, ')'))
+			s = shape_tuple(&p->m->arena, k, el);
+	} else {
+		s = parse_array_shape(p);
+	}
+	p->depth--;
+	return p->failed ? NULL : s;
+}
+
+/* ---- literals ---------------------------------------------------------- */
+
+/* Reads one scalar token: number, inf, nan, true, false. */
+static bool scalar_token(P *p, double *f, int64_t *i, uint64_t *u, bool *is_int)
+{
+	lex_skip(&p->lx);
+	const char *q = p->lx.p, *end = p->lx.end;
+	char buf[80];
+	size_t n = 0;
+	while (q < end && n < sizeof buf - 1 &&
+	       (isalnum((unsigned char)*q) || strchr("+-._", *q)))
+		buf[n++] = *q++;
+	buf[n] = 0;
+	if (!n)
+		return err(p, "expected a number");
+	*is_int = false;
+	if (!strcmp(buf, "true") || !strcmp(buf, "false")) {
+		*i = buf[0] == 't';
+		*u = (uint64_t)*i;
+		*f = (double)*i;
+		*is_int = true;
+	} else if (!strcmp(buf, "inf") || !strcmp(buf, "+inf")) {
+		*f = INFINITY;
+	} else if (!strcmp(buf, "-inf")) {
+		*f = -INFINITY;
+	} else if (!strncmp(buf, "nan", 3) || !strncmp(buf, "-nan", 4)) {
+		*f = buf[0] == '-' ? -NAN : NAN;
+		if (q < end && *q == '(') { /* nan(0x...) payload: ignored */
+			while (q < end && *q != ')')
+				q++;
+			q += q < end;
+		}
+	} else {
+		char *e;
+		errno = 0;
+		bool neg = buf[0] == '-';
+		if (!strpbrk(buf, ".eEn") || (strstr(buf, "0x") && !strchr(buf, '.'))) {
+			*is_int = true;
+			if (neg) {
+				*i = strtoll(buf, &e, 0);
+				*u = (uint64_t)*i;
+			} else {
+				*u = strtoull(buf, &e, 0);
+				*i = (int64_t)*u;
+			}
+			*f = neg ? (double)*i : (double)*u;
+		} else {
+			*f = strtod(buf, &e);
+		}
+		if (*e || (errno && errno != ERANGE))
+			return err(p, "bad number '%s'", buf);
+	}
+	p->lx.p = q;
+	return true;
+}
+
+static bool set_scalar(P *p, Literal *l, int64_t idx)
+{
+	Dtype t = l->shape->type;
+	double f = 0, im = 0;
+	int64_t i = 0;
+	uint64_t u = 0;
+	bool is_int;
+	if (dtype_kind(t) == DK_COMPLEX) {
+		if (!expect(p, '('))
+			return false;
+		if (!scalar_token(p, &f, &i, &u, &is_int) || !expect(p, ',') ||
+		    !scalar_token(p, &im, &i, &u, &is_int) || !expect(p, ')'))
+			return false;
+		literal_set_c(l, idx, f, im);
+		return true;
+	}
+	SrcLoc loc = lex_loc(&p->lx);
+	if (!scalar_token(p, &f, &i, &u, &is_int))
+		return false;
+	switch (dtype_kind(t)) {
+	case DK_PRED:
+		literal_set_i64(l, idx, f != 0);
+		break;
+	case DK_SINT:
+		if (!is_int)
+			return err_at(p, loc, "expected an integer for %s",
+				      dtype_name(t));
+		literal_set_i64(l, idx, i);
+		break;
+	case DK_UINT:
+		if (!is_int)
+			return err_at(p, loc, "expected an integer for %s",
+				      dtype_name(t));
+		literal_set_i64(l, idx, (int64_t)u);
+		break;
+	default:
+		literal_set_f64(l, idx, f);
+	}
+	return true;
+}
+
+typedef struct {
+	Literal *l;
+	int64_t next; /* elements written so far */
+} LitFill;
+
+/* Elements of dimension d: '{' e, e, ... '}' nested to the rank. */
+static bool lit_dim(P *p, LitFill *lf, int d)
+{
+	const Shape *s = lf->l->shape;
+	if (!expect(p, '{'))
+		return false;
+	int64_t count = 0;
+	while (!p->failed && lex_peek(&p->lx) != '}') {
+		if (d + 1 < s->rank && lex_peek(&p->lx) == '{') {
+			if (!lit_dim(p, lf, d + 1))
+				return false;
+		} else {
+			if (lf->next >= lf->l->n)
+				return err(p, "too many elements in literal of shape %s",
+					   shape_str(&p->m->arena, s));
+			if (!set_scalar(p, lf->l, lf->next++))
+				return false;
+		}
+		count++;
+		if (!lex_accept(&p->lx, ','))
+			break;
+	}
+	if (p->failed || !expect(p, '}'))
+		return false;
+	(void)count;
+	return true;
+}
+
+static Literal *parse_literal(P *p, const Shape *s, const char *who);
+
+static Literal *parse_tuple_literal(P *p, const Shape *s, const char *who)
+{
+	Literal *l = literal_new(&p->m->arena, s);
+	if (!l)
+		return err(p, "literal too large"), NULL;
+	if (!expect(p, '('))
+		return NULL;
+	for (int i = 0; i < s->ntuple; i++) {
+		Literal *e = parse_literal(p, s->tuple[i], who);
+		if (!e)
+			return NULL;
+		l->tuple[i] = e;
+		if (i + 1 < s->ntuple && !expect(p, ','))
+			return NULL;
+	}
+	if (!expect(p, ')'))
+		return NULL;
+	return l;
+}
+
+static uint64_t seed_of(const char *who, const Shape *s)
+{
+	uint64_t h = namemap_hash(who, strlen(who));
+	return h * 1000003u + (uint64_t)shape_elements(s);
+}
+
+static Literal *parse_literal(P *p, const Shape *s, const char *who)
+{
+	if (s->type == DT_TUPLE)
+		return parse_tuple_literal(p, s, who);
+	if (!dtype_is_array(s->type))
+		return err(p, "constant of type %s", dtype_name(s->type)), NULL;
+	SrcLoc loc = lex_loc(&p->lx);
+	Literal *l = literal_new(&p->m->arena, s);
+	if (!l)
+		return err(p, "constant of shape %s is too large to hold",
+			   shape_str(&p->m->arena, s)), NULL;
+	lex_skip(&p->lx);
+	if (lex_accept_str(&p->lx, "{...}")) {
+		l->elided = true;
+		literal_fill_pseudo_random(l, seed_of(who, s));
+		diag_warning(p->d, p->src, loc,
+			     "constant '%s' was elided as {...}; filled with "
+			     "deterministic pseudo-random values", who);
+		return l;
+	}
+	if (s->rank == 0) {
+		if (lex_peek(&p->lx) == '{') { /* {5} for a scalar: tolerated */
+			lex_accept(&p->lx, '{');
+			if (!set_scalar(p, l, 0) || !expect(p, '}'))
+				return NULL;
+			return l;
+		}
+		return set_scalar(p, l, 0) ? l : NULL;
+	}
+	if (lex_peek(&p->lx) != '{') { /* one value for every element */
+		if (!set_scalar(p, l, 0))
+			return NULL;
+		size_t eb = (size_t)dtype_bytes(s->type);
+		for (int64_t i = 1; i < l->n; i++)
+			memcpy((char *)l->data + (size_t)i * eb, l->data, eb);
+		return l;
+	}
+	LitFill lf = {l, 0};
+	if (!lit_dim(p, &lf, 0))
+		return NULL;
+	if (lf.next != l->n)
+		return err_at(p, loc, "literal has %lld elements, shape %s needs %lld",
+			      (long long)lf.next, shape_str(&p->m->arena, s),
+			      (long long)l->n), NULL;
+	return l;
+}
+
+/* ---- attribute values -------------------------------------------------- */
+
+static bool parse_int_list(P *p, int64_t **v, int *n, char open, char close)
+{
+	int64_t buf[XR_MAX_RANK * 4];
+	int k = 0;
+	if (!expect(p, open))
+		return false;
+	while (lex_peek(&p->lx) != close) {
+		if (k == (int)(sizeof buf / sizeof *buf))
+			return err(p, "list too long");
+		if (!lex_int(&p->lx, &buf[k++]))
+			return err(p, "expected an integer");
+		if (!lex_accept(&p->lx, ','))
+			break;
+	}
+	if (!expect(p, close))
+		return false;
+	*n = k;
+	*v = k ? arena_dup(&p->m->arena, buf, sizeof *buf * (size_t)k) : NULL;
+	return true;
+}
+
+static bool parse_bool(P *p, bool *b)
+{
+	const char *s;
+	int n;
+	if (!lex_ident(&p->lx, &s, &n))
+		return err(p, "expected true or false");
+	if (n == 4 && !memcmp(s, "true", 4))
+		*b = true;
+	else if (n == 5 && !memcmp(s, "false", 5))
+		*b = false;
+	else
+		return err(p, "expected true or false, got '%.*s'", n, s);
+	return true;
+}
+
+static bool parse_slice(P *p, HloAttr *at)
+{
+	SliceDim v[XR_MAX_RANK];
+	int k = 0;
+	if (!expect(p, '{'))
+		return false;
+	while (lex_peek(&p->lx) == '[') {
+		lex_accept(&p->lx, '[');
+		if (k == XR_MAX_RANK)
+			return err(p, "too many slice dimensions");
+		SliceDim *s = &v[k++];
+		s->stride = 1;
+		if (!lex_int(&p->lx, &s->start) || !expect(p, ':') ||
+		    !lex_int(&p->lx, &s->limit))
+			return err(p, "expected [start:limit] or [start:limit:stride]");
+		if (lex_accept(&p->lx, ':') && !lex_int(&p->lx, &s->stride))
+			return err(p, "expected a slice stride");
+		if (!expect(p, ']'))
+			return false;
+		if (!lex_accept(&p->lx, ','))
+			break;
+	}
+	if (!expect(p, '}'))
+		return false;
+	at->u.slice.n = k;
+	at->u.slice.v = arena_dup(&p->m->arena, v, sizeof *v * (size_t)(k ? k : 1));
+	return true;
+}
+
+/* Reads an integer from a raw string; advances *q. */
+static bool raw_int(const char **q, const char *end, int64_t *v)
+{
+	const char *s = *q;
+	char buf[32];
+	size_t n = 0;
+	if (s < end && (*s == '-' || *s == '+'))
+		buf[n++] = *s++;
+	while (s < end && isdigit((unsigned char)*s) && n < sizeof buf - 1)
+		buf[n++] = *s++;
+	buf[n] = 0;
+	if (n == 0 || !isdigit((unsigned char)buf[n - 1]))
+		return false;
+	errno = 0;
+	*v = strtoll(buf, NULL, 10);
+	*q = s;
+	return errno == 0;
+}
+
+/* "a_b[_c]x..." groups of up to max ints joined by '_'; groups by 'x'. */
+static int raw_groups(const char *s, const char *end, int64_t (*g)[3],
+		      int *glen, int max)
+{
+	int k = 0;
+	while (s < end) {
+		if (k == XR_MAX_RANK)
+			return -1;
+		int j = 0;
+		for (;;) {
+			if (j == max || !raw_int(&s, end, &g[k][j]))
+				return -1;
+			j++;
+			if (s < end && *s == '_') {
+				s++;
+				continue;
+			}
+			break;
+		}
+		glen[k++] = j;
+		if (s < end && *s == 'x')
+			s++;
+		else if (s < end)
+			return -1;
+	}
+	return k;
+}
+
+static bool parse_padding(P *p, HloAttr *at, const char *s, const char *end)
+{
+	int64_t g[XR_MAX_RANK][3];
+	int glen[XR_MAX_RANK];
+	int k = raw_groups(s, end, g, glen, 3);
+	if (k < 0)
+		return err(p, "bad padding: expected lo_hi[_interior]x...");
+	PadDim *v = arena_alloc(&p->m->arena, sizeof *v * (size_t)(k ? k : 1));
+	for (int i = 0; i < k; i++) {
+		if (glen[i] < 2)
+			return err(p, "bad padding: expected lo_hi[_interior]");
+		v[i] = (PadDim){g[i][0], g[i][1], glen[i] == 3 ? g[i][2] : 0};
+		if (v[i].interior < 0)
+			return err(p, "negative interior padding");
+	}
+	at->u.pad.n = k;
+	at->u.pad.v = v;
+	return true;
+}
+
+typedef enum { WF_SIZE, WF_STRIDE, WF_PAD, WF_LHS, WF_RHS, WF_REV } WinField;
+
+static bool window_field(P *p, WindowDim *w, int *nw, WinField f,
+			 const char *s, const char *end)
+{
+	int64_t g[XR_MAX_RANK][3];
+	int glen[XR_MAX_RANK];
+	int k = raw_groups(s, end, g, glen, f == WF_PAD ? 2 : 1);
+	if (k < 0 || (*nw && k != *nw))
+		return err(p, "bad window field '%.*s'", (int)(end - s), s);
+	for (int i = 0; i < k; i++) {
+		if ((f == WF_PAD) != (glen[i] == 2))
+			return err(p, "bad window field '%.*s'", (int)(end - s), s);
+		switch (f) {
+		case WF_SIZE: w[i].size = g[i][0]; break;
+		case WF_STRIDE: w[i].stride = g[i][0]; break;
+		case WF_PAD: w[i].pad_lo = g[i][0]; w[i].pad_hi = g[i][1]; break;
+		case WF_LHS: w[i].lhs_dilate = g[i][0]; break;
+		case WF_RHS: w[i].rhs_dilate = g[i][0]; break;
+		case WF_REV: w[i].reversal = g[i][0] != 0; break;
+		}
+	}
+	*nw = k;
+	return true;
+}
+
+static bool parse_window(P *p, HloAttr *at, const char *s, const char *end)
+{
+	static const char *keys[] = {"size", "stride", "pad", "lhs_dilate",
+				     "rhs_dilate", "rhs_reversal"};
+	WindowDim w[XR_MAX_RANK];
+	for (int i = 0; i < XR_MAX_RANK; i++)
+		w[i] = (WindowDim){1, 1, 0, 0, 1, 1, false};
+	int nw = 0;
+	if (s >= end || *s != '{' || end[-1] != '}')
+		return err(p, "window must be {...}");
+	s++;
+	end--;
+	while (s < end) {
+		while (s < end && isspace((unsigned char)*s))
+			s++;
+		if (s >= end)
+			break;
+		const char *eq = memchr(s, '=', (size_t)(end - s));
+		if (!eq)
+			return err(p, "bad window: expected key=value");
+		const char *ve = eq + 1;
+		while (ve < end && !isspace((unsigned char)*ve))
+			ve++;
+		int f = -1;
+		for (int i = 0; i < 6; i++)
+			if ((size_t)(eq - s) == strlen(keys[i]) &&
+			    !memcmp(s, keys[i], (size_t)(eq - s)))
+				f = i;
+		if (f < 0)
+			return err(p, "unknown window field '%.*s'", (int)(eq - s), s);
+		if (!window_field(p, w, &nw, (WinField)f, eq + 1, ve))
+			return false;
+		s = ve;
+	}
+	at->u.window.n = nw;
+	at->u.window.v = arena_dup(&p->m->arena, w, sizeof *w * (size_t)(nw ? nw : 1));
+	return true;
+}
+
+/* One part of dim_labels: letters a/b name the two special dims, digits
+ * the spatial dims in order. */
+static bool labels_part(const char *s, int n, char c1, char c2, int64_t *d1,
+			int64_t *d2, int64_t *sp, int *nsp)
+{
+	*d1 = *d2 = -1;
+	int k = 0;
+	for (int i = 0; i < n; i++) {
+		if (s[i] == c1)
+			*d1 = i;
+		else if (s[i] == c2)
+			*d2 = i;
+		else if (isdigit((unsigned char)s[i]) && s[i] - '0' < n)
+			sp[s[i] - '0'] = i, k++;
+		else if (s[i] != '?')
+			return false;
+	}
+	if (*d1 < 0 || *d2 < 0)
+		return false;
+	if (*nsp >= 0 && *nsp != k)
+		return false;
+	*nsp = k;
+	for (int i = 0; i < k; i++)
+		if (sp[i] < 0)
+			return false;
+	return true;
+}
+
+static bool parse_dim_labels(P *p, HloAttr *at, const char *s, const char *end)
+{
+	Arena *a = &p->m->arena;
+	const char *u = memchr(s, '_', (size_t)(end - s));
+	const char *ar = u ? strstr(u, "->") : NULL;
+	if (!u || !ar || ar >= end)
+		return err(p, "bad dim_labels: expected like b01f_01io->b01f");
+	ConvDims *c = arena_alloc(a, sizeof *c);
+	int64_t in_sp[16], k_sp[16], o_sp[16];
+	for (int i = 0; i < 16; i++)
+		in_sp[i] = k_sp[i] = o_sp[i] = -1;
+	int ns = -1;
+	int n1 = (int)(u - s), n2 = (int)(ar - u - 1), n3 = (int)(end - ar - 2);
+	if (n1 > 12 || n2 > 12 || n3 > 12 ||
+	    !labels_part(s, n1, 'b', 'f', &c->in_batch, &c->in_feature, in_sp, &ns) ||
+	    !labels_part(u + 1, n2, 'i', 'o', &c->k_in_feature, &c->k_out_feature,
+			 k_sp, &ns) ||
+	    !labels_part(ar + 2, n3, 'b', 'f', &c->out_batch, &c->out_feature,
+			 o_sp, &ns))
+		return err(p, "bad dim_labels '%.*s'", (int)(end - s), s);
+	c->nspatial = ns;
+	c->in_spatial = arena_dup(a, in_sp, sizeof in_sp);
+	c->k_spatial = arena_dup(a, k_sp, sizeof k_sp);
+	c->out_spatial = arena_dup(a, o_sp, sizeof o_sp);
+	c->text = arena_strndup(a, s, (size_t)(end - s));
+	at->u.conv = c;
+	return true;
+}
+
+/* Raw values are kept with comments dropped and whitespace runs (outside
+ * strings) folded to one space, so multi-line values print on one line. */
+static const char *normalise_raw(P *p, const char *s, const char *end)
+{
+	StrBuf b;
+	sb_init(&b);
+	bool space = false;
+	for (const char *q = s; q < end;) {
+		if (*q == '"') {
+			const char *e = q + 1;
+			while (e < end && *e != '"')
+				e += (*e == '\\' && e + 1 < end) ? 2 : 1;
+			e += e < end;
+			if (space && b.len)
+				sb_putc(&b, ' ');
+			space = false;
+			sb_putn(&b, q, (size_t)(e - q));
+			q = e;
+		} else if (q + 1 < end && q[0] == '/' && q[1] == '*') {
+			const char *e = strstr(q + 2, "*/");
+			q = e && e < end ? e + 2 : end;
+			space = true;
+		} else if (q + 1 < end && q[0] == '/' && q[1] == '/') {
+			while (q < end && *q != '\n')
+				q++;
+			space = true;
+		} else if (isspace((unsigned char)*q)) {
+			space = true;
+			q++;
+		} else {
+			if (space && b.len && !strchr("}])", *q) &&
+			    !strchr("{[(", b.s[b.len - 1]))
+				sb_putc(&b, ' ');
+			else if (space && b.len && (*q == '}' || b.s[b.len - 1] == '{'))
+				sb_putc(&b, ' ');
+			space = false;
+			sb_putc(&b, *q++);
+		}
+	}
+	const char *r = arena_strdup(&p->m->arena, sb_str(&b));
+	sb_free(&b);
+	return r;
+}
+
+static bool parse_comp_body(P *p, HloComp *c);
+
+/* to_apply={ ... } : an inline computation, hoisted with a made-up name. */
+static HloComp *parse_inline_comp(P *p, const HloInstr *user)
+{
+	char base[300];
+	snprintf(base, sizeof base, "%.200s.inline", user->name);
+	const char *name = hlo_module_unique_comp_name(p->m, base);
+	HloComp *c = hlo_comp_new(p->m, name);
+	if (!c)
+		return err(p, "out of memory"), NULL;
+	c->inlined = true;
+	c->loc = lex_loc(&p->lx);
+	if (!expect(p, '{'))
+		return NULL;
+	if (++p->depth > MAX_NESTING)
+		return err(p, "computations nested too deeply"), NULL;
+	bool ok = parse_comp_body(p, c);
+	p->depth--;
+	return ok ? c : NULL;
+}
+
+static bool add_compref(P *p, HloInstr *ins, HloAttr *at, int slot)
+{
+	const char *s;
+	int n;
+	SrcLoc loc = lex_loc(&p->lx);
+	if (lex_peek(&p->lx) == '{' && hlo_attr_kind(at->key) == AV_COMP) {
+		HloComp *c = parse_inline_comp(p, ins);
+		at->u.comps.v[slot] = c;
+		return c != NULL;
+	}
+	if (!lex_name(&p->lx, &s, &n))
+		return err(p, "expected a computation name");
+	void *v = arena_grow(&p->m->arena, p->comprefs, sizeof *p->comprefs,
+			     &p->cap_comprefs, p->ncomprefs + 1);
+	if (!v)
+		return err(p, "out of memory");
+	p->comprefs = v;
+	p->comprefs[p->ncomprefs++] =
+		(CompRef){ins, (int)(at - ins->attrs), slot, s, n, loc};
+	return true;
+}
+
+static bool parse_comps(P *p, HloInstr *ins, HloAttr *at)
+{
+	bool list = hlo_attr_kind(at->key) == AV_COMPS;
+	int k = 0, cap = 4;
+	at->u.comps.v = arena_alloc(&p->m->arena, sizeof(HloComp *) * 256);
+	(void)cap;
+	if (!list) {
+		at->u.comps.n = 1;
+		return add_compref(p, ins, at, 0);
+	}
+	if (!expect(p, '{'))
+		return false;
+	while (lex_peek(&p->lx) != '}') {
+		if (k == 256)
+			return err(p, "too many computations");
+		at->u.comps.n = k + 1;
+		if (!add_compref(p, ins, at, k++))
+			return false;
+		if (!lex_accept(&p->lx, ','))
+			break;
+	}
+	at->u.comps.n = k;
+	return expect(p, '}');
+}
+
+/* A raw value may go on after a space with a bracketed part, as in
+ * replica_groups=mesh['a'=2] {'a'}: a '{' or '[' never starts an
+ * instruction, so taking it is safe. */
+static const char *raw_value_end(P *p, const HloAttr *at, const char *e)
+{
+	/* literal=s32[] 1 (custom-call SetBound): a shape, a space, a value */
+	bool two_part = !strcmp(at->name, "literal");
+	for (;;) {
+		const char *q = e;
+		while (q < p->lx.end && (*q == ' ' || *q == '\t'))
+			q++;
+		if (q >= p->lx.end || (*q != '{' && *q != '[' && !two_part) ||
+		    *q == ',' || *q == '\n')
+			return e;
+		two_part = false;
+		Lexer tmp = p->lx;
+		tmp.p = q;
+		const char *e2 = lex_scan_value(&tmp);
+		if (!e2 || e2 == q)
+			return e;
+		e = e2;
+	}
+}
+
+/* Parses the value of attribute at, which starts at the cursor. */
+static bool parse_attr_value(P *p, HloInstr *ins, HloAttr *at)
+{
+	lex_skip(&p->lx);
+	AttrValKind kind = hlo_attr_kind(at->key);
+	if (kind == AV_COMP || kind == AV_COMPS)
+		return parse_comps(p, ins, at);
+	if (kind == AV_INTS)
+		return parse_int_list(p, &at->u.ints.v, &at->u.ints.n, '{', '}');
+	if (kind == AV_SLICE)
+		return parse_slice(p, at);
+	const char *s = p->lx.p, *e = lex_scan_value(&p->lx);
+	if (!e) {
+		p->incomplete = true;
+		return err(p, "unterminated value of attribute '%s'", at->name);
+	}
+	if (e == s)
+		return err(p, "missing value for attribute '%s'", at->name);
+	int n = (int)(e - s);
+	bool ok = true;
+	switch (kind) {
+	case AV_INT:
+		ok = lex_int(&p->lx, &at->u.i) && p->lx.p == e;
+		if (!ok)
+			return err_at(p, lex_loc_at(&p->lx, s),
+				      "attribute '%s' needs an integer", at->name);
+		break;
+	case AV_BOOL:
+		return parse_bool(p, &at->u.b);
+	case AV_FLOAT: {
+		char buf[64];
+		char *x;
+		snprintf(buf, sizeof buf, "%.*s", n, s);
+		at->u.f = strtod(buf, &x);
+		if (*x)
+			return err(p, "attribute '%s' needs a number", at->name);
+		break;
+	}
+	case AV_ENUM:
+		for (int i = 0; i < n; i++)
+			if (!lex_is_ident_char((unsigned char)s[i]))
+				return err(p, "attribute '%s' needs a word", at->name);
+		at->u.s = dupn(p, s, n);
+		break;
+	case AV_STRING:
+		if (n < 2 || s[0] != '"' || s[n - 1] != '"')
+			return err(p, "attribute '%s' needs a \"string\"", at->name);
+		at->u.s = dupn(p, s + 1, n - 2);
+		break;
+	case AV_PADDING:
+		ok = parse_padding(p, at, s, e);
+		break;
+	case AV_WINDOW:
+		ok = parse_window(p, at, s, e);
+		break;
+	case AV_DIMLABELS:
+		ok = parse_dim_labels(p, at, s, e);
+		break;
+	default:
+		e = raw_value_end(p, at, e);
+		at->u.s = normalise_raw(p, s, e);
+		break;
+	}
+	while (p->lx.p < e)
+		lex_advance(&p->lx);
+	return ok && !p->failed;
+}
+
+static bool parse_attrs(P *p, HloInstr *ins)
+{
+	while (lex_accept(&p->lx, ',')) {
+		const char *s;
+		int n;
+		SrcLoc loc = lex_loc(&p->lx);
+		if (!lex_ident(&p->lx, &s, &n))
+			return lex_eof(&p->lx) ? err_eof(p, "an attribute")
+					       : err(p, "expected an attribute name");
+		if (!expect(p, '='))
+			return false;
+		AttrKey k = hlo_attr_parse(s, n);
+		char key[128];
+		snprintf(key, sizeof key, "%.*s", n, s);
+		if (k == A_RAW ? hlo_attr_find_raw(ins, key) != NULL
+			       : hlo_attr_find(ins, k) != NULL)
+			return err_at(p, loc, "attribute '%s' given twice", key);
+		HloAttr *at = hlo_attr_set(ins, k, key);
+		if (!at)
+			return err(p, "out of memory");
+		if (!parse_attr_value(p, ins, at))
+			return false;
+	}
+	return true;
+}
+
+/* ---- instructions ------------------------------------------------------ */
+
+static HloInstr *parse_instr_rest(P *p, HloComp *c, const char *name,
+				  SrcLoc loc, Shape *shape);
+
+static bool add_opref(P *p, HloInstr *ins, int i, const char *s, int n,
+		      SrcLoc loc)
+{
+	void *v = arena_grow(&p->m->arena, p->oprefs, sizeof *p->oprefs,
+			     &p->cap_oprefs, p->noprefs + 1);
+	if (!v)
+		return err(p, "out of memory");
+	p->oprefs = v;
+	p->oprefs[p->noprefs++] = (OpRef){ins, i, s, n, loc};
+	return true;
+}
+
+/* An operand: [shape] name, or [shape] opcode(...) nested. */
+static bool parse_operand(P *p, HloComp *c, HloInstr **out, const char **nm,
+			  int *nn, SrcLoc *loc)
+{
+	Shape *sh = NULL;
+	*out = NULL;
+	if (at_shape(p) && !(sh = parse_shape(p)))
+		return false;
+	*loc = lex_loc(&p->lx);
+	if (!lex_name(&p->lx, nm, nn))
+		return lex_eof(&p->lx) ? err_eof(p, "an operand")
+				       : err(p, "expected an operand name");
+	if (lex_peek(&p->lx) == '(' && hlo_opcode_parse(*nm, *nn) != HLO_INVALID &&
+	    (*nm)[-1] != '%') {
+		p->lx.p = *nm; /* a nested instruction without a name */
+		if (++p->depth > MAX_NESTING)
+			return err(p, "operands nested too deeply");
+		*out = parse_instr_rest(p, c, NULL, *loc, sh);
+		p->depth--;
+		return *out != NULL;
+	}
+	return true;
+}
+
+typedef struct {
+	HloInstr **ops;
+	const char **names;
+	int *lens;
+	SrcLoc *locs;
+	int n, cap;
+} OpList;
+
+static bool oplist_push(P *p, OpList *l, HloInstr *ins, const char *s, int n,
+			SrcLoc loc)
+{
+	Arena *a = &p->m->arena;
+	if (l->n == l->cap) {
+		int cap = l->cap;
+		l->ops = arena_grow(a, l->ops, sizeof *l->ops, &cap, l->n + 1);
+		cap = l->cap;
+		l->names = arena_grow(a, l->names, sizeof *l->names, &cap, l->n + 1);
+		cap = l->cap;
+		l->lens = arena_grow(a, l->lens, sizeof *l->lens, &cap, l->n + 1);
+		cap = l->cap;
+		l->locs = arena_grow(a, l->locs, sizeof *l->locs, &cap, l->n + 1);
+		l->cap = cap;
+		if (!l->ops || !l->names || !l->lens || !l->locs)
+			return err(p, "out of memory");
+	}
+	l->ops[l->n] = ins;
+	l->names[l->n] = s;
+	l->lens[l->n] = n;
+	l->locs[l->n++] = loc;
+	return true;
+}
+
+static bool parse_operands(P *p, HloComp *c, OpList *l)
+{
+	if (!expect(p, '('))
+		return false;
+	while (lex_peek(&p->lx) != ')') {
+		HloInstr *nested;
+		const char *s;
+		int n;
+		SrcLoc loc;
+		if (!parse_operand(p, c, &nested, &s, &n, &loc))
+			return false;
+		HloInstr *ins = nested ? nested : namemap_getn(&c->names, s, (size_t)n);
+		if (!ins && p->single)
+			return err_at(p, loc, "undefined instruction '%.*s'", n, s);
+		if (!oplist_push(p, l, ins, s, n, loc))
+			return false;
+		if (!lex_accept(&p->lx, ','))
+			break;
+	}
+	if (lex_eof(&p->lx))
+		return err_eof(p, "')'");
+	return expect(p, ')');
+}
+
+static HloInstr *make_instr(P *p, HloComp *c, HloOpcode op, Shape *sh,
+			    const char *name, SrcLoc loc, OpList *l)
+{
+	const char *nm = name;
+	if (!nm)
+		nm = hlo_comp_unique_name(c, hlo_opcode_name(op));
+	if (hlo_comp_find(c, nm))
+		return err_at(p, loc, "instruction '%s' is defined twice in '%s'",
+			      nm, c->name), NULL;
+	HloInstr *ins = hlo_instr_new(c, op, sh, nm, l->n, l->ops);
+	if (!ins)
+		return err_at(p, loc, "out of memory"), NULL;
+	ins->loc = loc;
+	ins->shape_given = sh != NULL;
+	for (int i = 0; i < l->n; i++)
+		if (!l->ops[i] &&
+		    !add_opref(p, ins, i, l->names[i], l->lens[i], l->locs[i]))
+			return NULL;
+	return ins;
+}
+
+/* "all-gather-start" etc. are opcodes of their own; any other "X-start",
+ * "X-update", "X-done" wraps opcode X in an async op (XLA's sugar). */
+static HloOpcode parse_opcode(P *p, const char *s, int n, HloOpcode *wrapped)
+{
+	*wrapped = HLO_INVALID;
+	HloOpcode op = hlo_opcode_parse(s, n);
+	if (op != HLO_INVALID)
+		return op;
+	static const struct {
+		const char *suf;
+		HloOpcode op;
+	} sfx[] = {{"-start", HLO_ASYNC_START},
+		   {"-update", HLO_ASYNC_UPDATE},
+		   {"-done", HLO_ASYNC_DONE}};
+	for (size_t i = 0; i < 3; i++) {
+		int k = (int)strlen(sfx[i].suf);
+		if (n > k && !memcmp(s + n - k, sfx[i].suf, (size_t)k)) {
+			*wrapped = hlo_opcode_parse(s, n - k);
+			if (*wrapped != HLO_INVALID)
+				return sfx[i].op;
+		}
+	}
+	(void)p;
+	return HLO_INVALID;
+}
+
+static bool parse_param_operand(P *p, HloInstr *ins)
+{
+	if (!expect(p, '('))
+		return false;
+	if (!lex_int(&p->lx, &ins->param_no) || ins->param_no < 0)
+		return err(p, "parameter needs a non-negative number");
+	return expect(p, ')');
+}
+
+static bool parse_constant_operand(P *p, HloInstr *ins)
+{
+	if (!expect(p, '('))
+		return false;
+	if (!ins->shape)
+		return err_at(p, ins->loc, "constant '%s' needs a shape", ins->name);
+	ins->literal = parse_literal(p, ins->shape, ins->name);
+	if (!ins->literal)
+		return false;
+	if (lex_eof(&p->lx))
+		return err_eof(p, "')'");
+	return expect(p, ')');
+}
+
+static HloInstr *parse_instr_rest(P *p, HloComp *c, const char *name,
+				  SrcLoc loc, Shape *shape)
+{
+	const char *s;
+	int n;
+	SrcLoc oploc = lex_loc(&p->lx);
+	if (!lex_ident(&p->lx, &s, &n)) {
+		char buf[32];
+		if (lex_eof(&p->lx))
+			return err_eof(p, "an opcode"), NULL;
+		return err(p, "expected an opcode, got '%s'", near(p, buf, sizeof buf)),
+		       NULL;
+	}
+	HloOpcode wrapped, op = parse_opcode(p, s, n, &wrapped);
+	if (op == HLO_INVALID)
+		return err_at(p, oploc, "unknown opcode '%.*s'", n, s), NULL;
+	OpList l = {0};
+	HloInstr *ins;
+	if (op == HLO_PARAMETER || op == HLO_CONSTANT) {
+		ins = make_instr(p, c, op, shape, name, loc, &l);
+		if (!ins)
+			return NULL;
+		bool ok = op == HLO_PARAMETER ? parse_param_operand(p, ins)
+					      : parse_constant_operand(p, ins);
+		if (!ok)
+			return NULL;
+	} else {
+		if (!parse_operands(p, c, &l))
+			return NULL;
+		ins = make_instr(p, c, op, shape, name, loc, &l);
+		if (!ins)
+			return NULL;
+	}
+	ins->async_wrapped = wrapped;
+	if (!parse_attrs(p, ins))
+		return NULL;
+	return ins;
+}
+
+/* [ROOT] name = [shape] opcode(operands), attrs */
+static HloInstr *parse_instr(P *p, HloComp *c, bool *is_root)
+{
+	const char *s;
+	int n;
+	lex_skip(&p->lx);
+	*is_root = false;
+	if (lex_peek_ident(&p->lx, false) == 4 && !memcmp(p->lx.p, "ROOT", 4)) {
+		p->lx.p += 4;
+		*is_root = true;
+	}
+	SrcLoc loc = lex_loc(&p->lx);
+	if (!lex_name(&p->lx, &s, &n)) {
+		char buf[32];
+		return err(p, "expected an instruction, got '%s'",
+			   near(p, buf, sizeof buf)), NULL;
+	}
+	const char *name = dupn(p, s, n);
+	if (!lex_accept(&p->lx, '=')) {
+		if (lex_eof(&p->lx))
+			return err_eof(p, "'='"), NULL;
+		return err(p, "expected '=' after instruction name '%s'", name), NULL;
+	}
+	Shape *sh = NULL;
+	if (at_shape(p) && !(sh = parse_shape(p)))
+		return NULL;
+	return parse_instr_rest(p, c, name, loc, sh);
+}
+
+/* ---- computations and modules ----------------------------------------- */
+
+static bool resolve_oprefs(P *p, HloComp *c, int from)
+{
+	for (int i = from; i < p->noprefs; i++) {
+		OpRef *r = &p->oprefs[i];
+		HloInstr *v = namemap_getn(&c->names, r->name, (size_t)r->len);
+		if (!v)
+			return err_at(p, r->loc, "undefined instruction '%.*s' in '%s'",
+				      r->len, r->name, c->name);
+		hlo_set_operand(r->ins, r->index, v);
+	}
+	p->noprefs = from;
+	return true;
+}
+
+static bool parse_comp_body(P *p, HloComp *c)
+{
+	int from = p->noprefs;
+	HloInstr *root = NULL;
+	while (!p->failed) {
+		int ch = lex_peek(&p->lx);
+		if (ch == '}')
+			break;
+		if (ch < 0)
+			return err_eof(p, "'}' to close the computation");
+		bool is_root;
+		HloInstr *ins = parse_instr(p, c, &is_root);
+		if (!ins)
+			return false;
+		if (is_root) {
+			if (root)
+				return err_at(p, ins->loc,
+					      "computation '%s' has two ROOTs ('%s' and '%s')",
+					      c->name, root->name, ins->name), false;
+			root = ins;
+		}
+	}
+	if (p->failed || !expect(p, '}'))
+		return false;
+	if (c->n == 0)
+		return err_at(p, c->loc, "computation '%s' has no instructions",
+			      c->name);
+	c->root = root ? root : c->instrs[c->n - 1];
+	c->root_explicit = root != NULL;
+	return resolve_oprefs(p, c, from);
+}
+
+/* Signature "(a: f32[], b: (s32[], f32[2])) -> f32[]": checked for syntax,
+ * the parameters themselves define the computation's interface. */
+static bool parse_signature(P *p)
+{
+	if (!expect(p, '('))
+		return false;
+	while (lex_peek(&p->lx) != ')') {
+		const char *s;
+		int n;
+		if (!lex_name(&p->lx, &s, &n) || !expect(p, ':'))
+			return err(p, "expected 'name: shape' in the signature");
+		if (!parse_shape(p))
+			return false;
+		if (!lex_accept(&p->lx, ','))
+			break;
+	}
+	if (!expect(p, ')'))
+		return false;
+	lex_skip(&p->lx);
+	if (!lex_accept_str(&p->lx, "->"))
+		return err(p, "expected '->' in the signature");
+	return parse_shape(p) != NULL;
+}
+
+static bool parse_computation(P *p, HloComp **entry_out)
+{
+	bool is_entry = false;
+	lex_skip(&p->lx);
+	SrcLoc loc = lex_loc(&p->lx);
+	if (lex_peek_ident(&p->lx, false) == 5 && !memcmp(p->lx.p, "ENTRY", 5)) {
+		p->lx.p += 5;
+		is_entry = true;
+	}
+	const char *s;
+	int n;
+	if (!lex_name(&p->lx, &s, &n)) {
+		char buf[32];
+		return err(p, "expected a computation, got '%s'",
+			   near(p, buf, sizeof buf));
+	}
+	char name[512];
+	snprintf(name, sizeof name, "%.*s", n, s);
+	if (hlo_module_find_comp(p->m, name))
+		return err_at(p, loc, "computation '%s' is defined twice", name);
+	if (lex_peek(&p->lx) == '(' && !parse_signature(p))
+		return false;
+	HloComp *c = hlo_comp_new(p->m, name);
+	if (!c)
+		return err(p, "out of memory");
+	c->loc = loc;
+	if (!expect(p, '{') || !parse_comp_body(p, c))
+		return false;
+	if (lex_peek(&p->lx) == ',') { /* , execution_thread="..." */
+		const char *save = p->lx.p;
+		lex_accept(&p->lx, ',');
+		const char *k;
+		int kn;
+		if (lex_ident(&p->lx, &k, &kn) && kn == 16 &&
+		    !memcmp(k, "execution_thread", 16) && lex_accept(&p->lx, '=')) {
+			const char *v;
+			int vn;
+			if (!lex_string(&p->lx, &v, &vn))
+				return err(p, "execution_thread needs a string");
+			c->exec_thread = dupn(p, v, vn);
+		} else {
+			p->lx.p = save;
+			return err(p, "unexpected ',' after computation '%s'", name);
+		}
+	}
+	if (is_entry) {
+		if (*entry_out)
+			return err_at(p, loc, "second ENTRY computation '%s' (first: '%s')",
+				      name, (*entry_out)->name);
+		*entry_out = c;
+	}
+	return true;
+}
+
+static bool parse_header_attr(P *p)
+{
+	const char *s;
+	int n;
+	if (!lex_ident(&p->lx, &s, &n) || !expect(p, '='))
+		return err(p, "expected a module attribute");
+	lex_skip(&p->lx);
+	const char *v = p->lx.p, *e = lex_scan_value(&p->lx);
+	if (!e) {
+		p->incomplete = true;
+		return err(p, "unterminated value of module attribute '%.*s'", n, s);
+	}
+	if (e == v)
+		return err(p, "missing value for module attribute '%.*s'", n, s);
+	HloModule *m = p->m;
+	void *arr = arena_grow(&m->arena, m->attrs, sizeof *m->attrs,
+			       &m->cap_attrs, m->nattrs + 1);
+	if (!arr)
+		return err(p, "out of memory");
+	m->attrs = arr;
+	HloAttr *at = &m->attrs[m->nattrs++];
+	memset(at, 0, sizeof *at);
+	at->key = A_RAW;
+	at->name = dupn(p, s, n);
+	at->u.s = normalise_raw(p, v, e);
+	while (p->lx.p < e)
+		lex_advance(&p->lx);
+	return true;
+}
+
+static bool is_section(P *p)
+{
+	static const char *names[] = {"FileNames", "FunctionNames",
+				      "FileLocations", "StackFrames"};
+	int n = lex_peek_ident(&p->lx, false);
+	for (size_t i = 0; i < 4; i++)
+		if ((size_t)n == strlen(names[i]) && !memcmp(p->lx.p, names[i], (size_t)n))
+			return true;
+	return false;
+}
+
+/* "FileNames\n1 \"a.py\"\n..." sections: kept verbatim, one entry a line. */
+static bool parse_frame_index(P *p)
+{
+	StrBuf b;
+	sb_init(&b);
+	while (is_section(p)) {
+		const char *s;
+		int n;
+		lex_ident(&p->lx, &s, &n);
+		sb_putn(&b, s, (size_t)n);
+		sb_putc(&b, '\n');
+		int64_t id;
+		while (lex_int(&p->lx, &id)) {
+			lex_skip(&p->lx);
+			const char *v = p->lx.p, *e = lex_scan_value(&p->lx);
+			if (!e || e == v) {
+				sb_free(&b);
+				return err(p, "bad entry in the stack frame index");
+			}
+			sb_printf(&b, "%lld %.*s\n", (long long)id, (int)(e - v), v);
+			while (p->lx.p < e)
+				lex_advance(&p->lx);
+		}
+		sb_putc(&b, '\n');
+	}
+	if (b.len) {
+		b.s[--b.len] = 0; /* one blank line between sections */
+		p->m->frame_index = arena_strdup(&p->m->arena, sb_str(&b));
+	}
+	sb_free(&b);
+	return true;
+}
+
+static bool parse_header(P *p)
+{
+	const char *s;
+	int n;
+	p->lx.p += 9; /* HloModule */
+	if (!lex_name(&p->lx, &s, &n))
+		return err(p, "expected a module name after HloModule");
+	p->m->name = dupn(p, s, n);
+	lex_accept(&p->lx, ':'); /* old style "HloModule name:" */
+	while (lex_peek(&p->lx) == ',') {
+		lex_accept(&p->lx, ',');
+		if (!parse_header_attr(p))
+			return false;
+	}
+	return parse_frame_index(p);
+}
+
+static bool resolve_comprefs(P *p)
+{
+	for (int i = 0; i < p->ncomprefs; i++) {
+		CompRef *r = &p->comprefs[i];
+		char name[512];
+		snprintf(name, sizeof name, "%.*s", r->len, r->name);
+		HloComp *c = hlo_module_find_comp(p->m, name);
+		if (!c)
+			return err_at(p, r->loc, "undefined computation '%s'", name);
+		if (c == r->ins->parent)
+			return err_at(p, r->loc, "computation '%s' calls itself", name);
+		r->ins->attrs[r->attr].u.comps.v[r->slot] = c;
+	}
+	p->ncomprefs = 0;
+	return true;
+}
+
+/* Fills missing shapes, callees first, operands before users. */
+static bool infer_missing(P *p, HloComp *c)
+{
+	bool any = false;
+	for (int i = 0; i < c->n && !any; i++)
+		any = c->instrs[i]->shape == NULL;
+	if (!any)
+		return true;
+	HloInstr **order;
+	int n = hlo_comp_post_order(c, &order);
+	if (n < 0)
+		return err_at(p, c->loc, "computation '%s' has a cycle", c->name);
+	bool ok = true;
+	for (int i = 0; i < n && ok; i++) {
+		HloInstr *ins = order[i];
+		if (ins->shape)
+			continue;
+		bool no_rule = false;
+		bool opsok = true;
+		for (int j = 0; j < ins->nops; j++)
+			opsok &= ins->ops[j] && ins->ops[j]->shape != NULL;
+		if (opsok)
+			ins->shape = infer_shape(&p->m->arena, ins, p->d, p->src,
+						 &no_rule);
+		if (!ins->shape) {
+			if (no_rule || !opsok)
+				err_at(p, ins->loc,
+				       "cannot infer the shape of '%s' (%s): "
+				       "write it, e.g. '%s = f32[4] %s(...)'",
+				       ins->name, hlo_opcode_name(ins->op),
+				       ins->name, hlo_opcode_name(ins->op));
+			p->failed = true;
+			ok = false;
+		}
+	}
+	free(order);
+	return ok;
+}
+
+static bool infer_module(P *p)
+{
+	HloComp **order;
+	int n = hlo_module_comp_post_order(p->m, &order);
+	if (n < 0)
+		return err(p, "out of memory");
+	bool ok = true;
+	for (int i = 0; i < n && ok; i++)
+		ok = infer_missing(p, order[i]);
+	free(order);
+	return ok;
+}
+
+static bool check_text(P *p)
+{
+	const char *nul = memchr(p->lx.start, 0, (size_t)(p->lx.end - p->lx.start));
+	if (nul)
+		return err_at(p, lex_loc_at(&p->lx, nul),
+			      "binary data (a NUL byte) in HLO text");
+	return true;
+}
+
+static void p_free(P *p)
+{
+	(void)p; /* everything lives in the module arena */
+}
+
+static const char *module_name_from(const SrcFile *src)
+{
+	if (!src->name || src->name[0] == '<')
+		return "module";
+	const char *b = strrchr(src->name, '/');
+	return b ? b + 1 : src->name;
+}
+
+static bool parse_module_text(P *p)
+{
+	HloComp *entry = NULL;
+	if (!check_text(p))
+		return false;
+	lex_skip(&p->lx);
+	if (lex_peek_ident(&p->lx, false) == 9 && !memcmp(p->lx.p, "HloModule", 9) &&
+	    !parse_header(p))
+		return false;
+	while (!p->failed && !lex_eof(&p->lx))
+		if (!parse_computation(p, &entry))
+			return false;
+	if (p->lx.open_comment)
+		return err_at(p, lex_loc_at(&p->lx, p->lx.open_comment),
+			      "unterminated /* comment");
+	if (!p->failed && p->m->ncomps == 0) {
+		p->incomplete = p->m->name != NULL;
+		return err(p, "no computation in the module");
+	}
+	if (!entry) /* no ENTRY: the last computation written is the entry */
+		for (int i = p->m->ncomps - 1; i >= 0 && !entry; i--)
+			if (!p->m->comps[i]->inlined)
+				entry = p->m->comps[i];
+	hlo_module_set_entry(p->m, entry);
+	return resolve_comprefs(p) && infer_module(p);
+}
+
+HloModule *parse_module(const SrcFile *src, Diag *d, ParseStatus *st)
+{
+	P p = {0};
+	p.src = src;
+	p.d = d;
+	p.m = hlo_module_new(NULL);
+	if (!p.m) {
+		diag_error(d, src, (SrcLoc){0, 0}, "out of memory");
+		if (st)
+			*st = PARSE_ERROR;
+		return NULL;
+	}
+	lex_init(&p.lx, src->text ? src->text : "", src->text ? src->len : 0);
+	p.m->name = NULL;
+	bool ok = parse_module_text(&p);
+	if (ok && !p.m->name)
+		p.m->name = arena_strdup(&p.m->arena, module_name_from(src));
+	if (ok && src->name)
+		p.m->source_name = arena_strdup(&p.m->arena, src->name);
+	p_free(&p);
+	if (st)
+		*st = ok ? PARSE_OK : p.incomplete ? PARSE_INCOMPLETE : PARSE_ERROR;
+	if (!ok) {
+		hlo_module_free(p.m);
+		return NULL;
+	}
+	return p.m;
+}
+
+HloInstr *parse_instr_line(HloComp *c, const SrcFile *src, Diag *d,
+			   ParseStatus *st)
+{
+	P p = {0};
+	p.src = src;
+	p.d = d;
+	p.m = c->module;
+	p.single = true;
+	lex_init(&p.lx, src->text ? src->text : "", src->text ? src->len : 0);
+	bool is_root = false;
+	HloInstr *ins = check_text(&p) ? parse_instr(&p, c, &is_root) : NULL;
+	if (ins && !lex_eof(&p.lx)) {
+		char buf[32];
+		err(&p, "unexpected text after the instruction: '%s'",
+		    near(&p, buf, sizeof buf));
+	}
+	if (!p.failed && !resolve_comprefs(&p))
+		p.failed = true;
+	if (!p.failed && !ins->shape) {
+		HloInstr *inl[1] = {ins};
+		(void)inl;
+		bool no_rule = false;
+		ins->shape = infer_shape(&p.m->arena, ins, d, src, &no_rule);
+		if (!ins->shape) {
+			if (no_rule)
+				err_at(&p, ins->loc,
+				       "cannot infer the shape of '%s' (%s): write it",
+				       ins->name, hlo_opcode_name(ins->op));
+			p.failed = true;
+		}
+	}
+	if (st)
+		*st = !p.failed ? PARSE_OK : p.incomplete ? PARSE_INCOMPLETE
+							  : PARSE_ERROR;
+	if (p.failed) {
+		if (ins && ins->parent)
+			hlo_instr_remove(ins);
+		return NULL;
+	}
+	if (is_root || !c->root_explicit) {
+		c->root = ins;
+		c->root_explicit = is_root;
+	}
+	return ins;
+}
+
+int parse_open_depth(const char *text, size_t len)
+{
+	int depth = 0;
+	const char *q = text, *end = text + len;
+	while (q < end) {
+		if (*q == '"') {
+			for (q++; q < end && *q != '"' && *q != '\n'; q++)
+				if (*q == '\\')
+					q++;
+			q += q < end;
+		} else if (q + 1 < end && q[0] == '/' && q[1] == '/') {
+			while (q < end && *q != '\n')
+				q++;
+		} else if (q + 1 < end && q[0] == '/' && q[1] == '*') {
+			const char *e = q + 2;
+			while (e + 1 < end && !(e[0] == '*' && e[1] == '/'))
+				e++;
+			if (e + 1 >= end)
+				return depth + 1; /* open comment */
+			q = e + 2;
+		} else {
+			depth += (*q == '{' || *q == '(') - (*q == '}' || *q == ')');
+			q++;
+		}
+	}
+	return depth;
+}
+
+Shape *parse_shape_text(Arena *a, const char *text, Diag *d)
+{
+	HloModule *tmp = hlo_module_new("shape");
+	if (!tmp)
+		return NULL;
+	SrcFile src = {"<shape>", text, strlen(text), 0};
+	P p = {0};
+	p.src = &src;
+	p.d = d;
+	p.m = tmp;
+	lex_init(&p.lx, text, src.len);
+	Shape *s = parse_shape(&p);
+	if (s && !lex_eof(&p.lx))
+		s = (err(&p, "unexpected text after the shape"), NULL);
+	Shape *r = s ? shape_clone(a, s) : NULL;
+	hlo_module_free(tmp);
+	return r;
+}
+
+Literal *parse_literal_text(Arena *a, const Shape *s, const char *text,
+			    Diag *d)
+{
+	HloModule *tmp = hlo_module_new("literal");
+	if (!tmp)
+		return NULL;
+	SrcFile src = {"<literal>", text, strlen(text), 0};
+	P p = {0};
+	p.src = &src;
+	p.d = d;
+	p.m = tmp;
+	lex_init(&p.lx, text, src.len);
+	Literal *l = parse_literal(&p, s, "literal");
+	if (l && !lex_eof(&p.lx))
+		l = (err(&p, "unexpected text after the literal"), NULL);
+	Literal *r = l ? literal_clone(a, l) : NULL;
+	hlo_module_free(tmp);
+	return r;
+}

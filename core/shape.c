@@ -1,0 +1,288 @@
+/* shape.c - shape construction, comparison, size and printing. */
+#include "shape.h"
+
+#include <string.h>
+
+Shape *shape_array(Arena *a, Dtype t, int rank, const int64_t *dims)
+{
+	Shape *s = arena_alloc(a, sizeof *s);
+	if (!s)
+		return NULL;
+	s->type = t;
+	s->rank = rank;
+	if (rank > 0) {
+		s->dims = arena_dup(a, dims, sizeof *dims * (size_t)rank);
+		if (!s->dims)
+			return NULL;
+	}
+	return s;
+}
+
+Shape *shape_scalar(Arena *a, Dtype t) { return shape_array(a, t, 0, NULL); }
+
+Shape *shape_tuple(Arena *a, int n, Shape *const *elems)
+{
+	Shape *s = arena_alloc(a, sizeof *s);
+	if (!s)
+		return NULL;
+	s->type = DT_TUPLE;
+	s->ntuple = n;
+	if (n > 0) {
+		s->tuple = arena_dup(a, elems, sizeof *elems * (size_t)n);
+		if (!s->tuple)
+			return NULL;
+	}
+	return s;
+}
+
+static Layout *layout_clone(Arena *a, const Layout *l)
+{
+	Layout *c = arena_dup(a, l, sizeof *l);
+	if (!c)
+		return NULL;
+	if (l->n)
+		c->minor_to_major = arena_dup(a, l->minor_to_major,
+					      sizeof(int) * (size_t)l->n);
+	if (l->ext)
+		c->ext = arena_strdup(a, l->ext);
+	if (l->tiles)
+		c->tiles = arena_strdup(a, l->tiles);
+	return c;
+}
+
+Shape *shape_clone(Arena *a, const Shape *s)
+{
+	if (!s)
+		return NULL;
+	Shape *c = arena_dup(a, s, sizeof *s);
+	if (!c)
+		return NULL;
+	if (s->rank) {
+		c->dims = arena_dup(a, s->dims, sizeof *s->dims * (size_t)s->rank);
+		if (s->dyn)
+			c->dyn = arena_dup(a, s->dyn, (size_t)s->rank);
+	}
+	if (s->layout)
+		c->layout = layout_clone(a, s->layout);
+	if (s->ntuple) {
+		c->tuple = arena_alloc(a, sizeof *c->tuple * (size_t)s->ntuple);
+		if (!c->tuple)
+			return NULL;
+		for (int i = 0; i < s->ntuple; i++)
+			c->tuple[i] = shape_clone(a, s->tuple[i]);
+	}
+	return c;
+}
+
+static DimKind dim_kind(const Shape *s, int i)
+{
+	return s->dyn ? (DimKind)s->dyn[i] : DIM_STATIC;
+}
+
+bool shape_same_dims(const Shape *a, const Shape *b)
+{
+	if (a->rank != b->rank)
+		return false;
+	for (int i = 0; i < a->rank; i++)
+		if (a->dims[i] != b->dims[i] || dim_kind(a, i) != dim_kind(b, i))
+			return false;
+	return true;
+}
+
+bool shape_compatible(const Shape *a, const Shape *b)
+{
+	if (a->type != b->type || a->buffer != b->buffer)
+		return false;
+	if (a->type == DT_TUPLE) {
+		if (a->ntuple != b->ntuple)
+			return false;
+		for (int i = 0; i < a->ntuple; i++)
+			if (!shape_compatible(a->tuple[i], b->tuple[i]))
+				return false;
+		return true;
+	}
+	return shape_same_dims(a, b);
+}
+
+static bool layout_is_default(const Layout *l)
+{
+	if (!l)
+		return true;
+	if (l->ext)
+		return false;
+	for (int i = 0; i < l->n; i++)
+		if (l->minor_to_major[i] != l->n - 1 - i)
+			return false;
+	return true;
+}
+
+static bool layout_equal(const Layout *a, const Layout *b)
+{
+	if (!a || !b)
+		return layout_is_default(a) && layout_is_default(b);
+	if (a->n != b->n)
+		return false;
+	if (memcmp(a->minor_to_major, b->minor_to_major,
+		   sizeof(int) * (size_t)a->n))
+		return false;
+	if (!a->ext || !b->ext)
+		return a->ext == b->ext;
+	return strcmp(a->ext, b->ext) == 0;
+}
+
+bool shape_equal(const Shape *a, const Shape *b)
+{
+	if (!shape_compatible(a, b))
+		return false;
+	if (a->type == DT_TUPLE) {
+		for (int i = 0; i < a->ntuple; i++)
+			if (!shape_equal(a->tuple[i], b->tuple[i]))
+				return false;
+		return true;
+	}
+	return a->rank == 0 || layout_equal(a->layout, b->layout);
+}
+
+bool shape_is_tuple(const Shape *s) { return s->type == DT_TUPLE; }
+
+bool shape_is_array(const Shape *s) { return dtype_is_array(s->type); }
+
+bool shape_is_scalar(const Shape *s)
+{
+	return shape_is_array(s) && s->rank == 0;
+}
+
+bool shape_is_dynamic(const Shape *s)
+{
+	if (s->type == DT_TUPLE) {
+		for (int i = 0; i < s->ntuple; i++)
+			if (shape_is_dynamic(s->tuple[i]))
+				return true;
+		return false;
+	}
+	if (!s->dyn)
+		return false;
+	for (int i = 0; i < s->rank; i++)
+		if (s->dyn[i] != DIM_STATIC)
+			return true;
+	return false;
+}
+
+int64_t shape_elements(const Shape *s)
+{
+	if (!shape_is_array(s))
+		return 0;
+	int64_t n = 1;
+	for (int i = 0; i < s->rank; i++) {
+		int64_t d = s->dims[i];
+		if (d < 0)
+			d = 0; /* unbounded '?' holds no storage we know of */
+		if (d && n > XR_MAX_ELEMENTS / d)
+			return -1;
+		n *= d;
+	}
+	return n;
+}
+
+int64_t shape_bytes(const Shape *s)
+{
+	if (s->type == DT_TUPLE) {
+		int64_t total = 0;
+		for (int i = 0; i < s->ntuple; i++) {
+			int64_t b = shape_bytes(s->tuple[i]);
+			if (b < 0)
+				return -1;
+			total += b;
+		}
+		return total;
+	}
+	int64_t n = shape_elements(s);
+	if (n < 0)
+		return -1;
+	return n * dtype_bytes(s->type);
+}
+
+bool layout_valid(const Layout *l, int rank)
+{
+	if (l->n != rank || rank > XR_MAX_RANK)
+		return false;
+	unsigned char seen[XR_MAX_RANK] = {0};
+	for (int i = 0; i < rank; i++) {
+		int d = l->minor_to_major[i];
+		if (d < 0 || d >= rank || seen[d])
+			return false;
+		seen[d] = 1;
+	}
+	return true;
+}
+
+static void print_layout(StrBuf *b, const Shape *s)
+{
+	const Layout *l = s->layout;
+	sb_putc(b, '{');
+	for (int i = 0; i < s->rank; i++) {
+		if (i)
+			sb_putc(b, ',');
+		sb_printf(b, "%d", l ? l->minor_to_major[i] : s->rank - 1 - i);
+	}
+	if (l && l->ext) {
+		sb_putc(b, ':');
+		sb_puts(b, l->ext);
+	}
+	sb_putc(b, '}');
+}
+
+static void print_array(StrBuf *b, const Shape *s, bool with_layout)
+{
+	sb_puts(b, dtype_name(s->type));
+	sb_putc(b, '[');
+	for (int i = 0; i < s->rank; i++) {
+		if (i)
+			sb_putc(b, ',');
+		switch (dim_kind(s, i)) {
+		case DIM_STATIC:
+			sb_printf(b, "%lld", (long long)s->dims[i]);
+			break;
+		case DIM_BOUNDED:
+			sb_printf(b, "<=%lld", (long long)s->dims[i]);
+			break;
+		case DIM_UNBOUNDED:
+			sb_putc(b, '?');
+			break;
+		}
+	}
+	sb_putc(b, ']');
+	if (with_layout && (s->rank > 0 || (s->layout && s->layout->ext)))
+		print_layout(b, s);
+}
+
+void shape_print(StrBuf *b, const Shape *s, bool with_layout)
+{
+	if (s->buffer)
+		sb_puts(b, "b(");
+	if (s->type == DT_TUPLE) {
+		sb_putc(b, '(');
+		for (int i = 0; i < s->ntuple; i++) {
+			if (i)
+				sb_puts(b, ", ");
+			if (i && i % 5 == 0) /* as XLA prints long tuples */
+				sb_printf(b, "/*index=%d*/", i);
+			shape_print(b, s->tuple[i], with_layout);
+		}
+		sb_putc(b, ')');
+	} else {
+		print_array(b, s, with_layout);
+	}
+	if (s->buffer)
+		sb_putc(b, ')');
+}
+
+const char *shape_str(Arena *a, const Shape *s)
+{
+	StrBuf b;
+	sb_init(&b);
+	shape_print(&b, s, false);
+	char *r = arena_strdup(a, sb_str(&b));
+	sb_free(&b);
+	return r;
+}

@@ -1,0 +1,68 @@
+/* shape.h - XLA shapes: arrays (with optional dynamic dims and layout),
+ * tuples, token and opaque. Shapes live in a module's arena. */
+#ifndef XR_SHAPE_H
+#define XR_SHAPE_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "dtype.h"
+#include "strbuf.h"
+
+enum { XR_MAX_RANK = 64 };
+/* Upper bound on the elements of one array: anything bigger is refused
+ * by the parser and shape inference as "absurd". */
+#define XR_MAX_ELEMENTS ((int64_t)1 << 48)
+
+typedef enum { DIM_STATIC, DIM_BOUNDED, DIM_UNBOUNDED } DimKind;
+
+typedef struct Layout {
+	int n;              /* == rank */
+	int *minor_to_major;
+	/* Text after ':' inside the braces, e.g. "T(8,128)(2,1)E(4)S(5)",
+	 * kept verbatim (whitespace removed) and printed back. NULL if none. */
+	const char *ext;
+	int64_t element_size_bits; /* E(n), 0 if absent */
+	int64_t memory_space;      /* S(n), 0 if absent */
+	const char *tiles;         /* "(8,128)(2,1)" from T..., NULL if absent */
+} Layout;
+
+typedef struct Shape Shape;
+struct Shape {
+	Dtype type;       /* DT_TUPLE for tuples */
+	int rank;
+	int64_t *dims;    /* bounded dims hold their bound; '?' holds -1 */
+	uint8_t *dyn;     /* NULL when all static, else a DimKind per dim */
+	Layout *layout;   /* NULL: none written; printers use the default */
+	int ntuple;
+	Shape **tuple;
+	bool buffer;      /* b(...) buffer type */
+};
+
+Shape *shape_array(Arena *a, Dtype t, int rank, const int64_t *dims);
+Shape *shape_scalar(Arena *a, Dtype t);
+Shape *shape_tuple(Arena *a, int n, Shape *const *elems);
+Shape *shape_clone(Arena *a, const Shape *s);
+/* Same element type and dims (layout ignored). Tuples compare elementwise. */
+bool shape_compatible(const Shape *a, const Shape *b);
+/* Same dims, any element type. */
+bool shape_same_dims(const Shape *a, const Shape *b);
+/* Exact equality including layouts (a NULL layout equals the default). */
+bool shape_equal(const Shape *a, const Shape *b);
+bool shape_is_tuple(const Shape *s);
+bool shape_is_array(const Shape *s); /* not tuple, token or opaque */
+bool shape_is_scalar(const Shape *s);
+bool shape_is_dynamic(const Shape *s);
+/* Number of elements; -1 if it overflows. Tuples: 0. */
+int64_t shape_elements(const Shape *s);
+/* Bytes of the buffer(s), tuples summed; -1 on overflow. */
+int64_t shape_bytes(const Shape *s);
+/* Layout printing: with_layout prints "{1,0}" (default when none is set)
+ * for arrays of rank >= 1. */
+void shape_print(StrBuf *b, const Shape *s, bool with_layout);
+/* Convenience: prints into a static-free arena string. */
+const char *shape_str(Arena *a, const Shape *s);
+/* Checks that a layout is a permutation of 0..rank-1. */
+bool layout_valid(const Layout *l, int rank);
+
+#endif

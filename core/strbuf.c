@@ -1,0 +1,89 @@
+/* strbuf.c - growable string. */
+#include "strbuf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sb_init(StrBuf *b) { memset(b, 0, sizeof *b); }
+
+void sb_free(StrBuf *b)
+{
+	free(b->s);
+	memset(b, 0, sizeof *b);
+}
+
+void sb_clear(StrBuf *b)
+{
+	b->len = 0;
+	if (b->s)
+		b->s[0] = 0;
+}
+
+static int reserve(StrBuf *b, size_t extra)
+{
+	if (b->oom)
+		return 0;
+	if (b->len + extra + 1 <= b->cap)
+		return 1;
+	size_t nc = b->cap ? b->cap * 2 : 256;
+	while (nc < b->len + extra + 1)
+		nc *= 2;
+	char *p = realloc(b->s, nc);
+	if (!p) {
+		b->oom = 1;
+		return 0;
+	}
+	b->s = p;
+	b->cap = nc;
+	return 1;
+}
+
+void sb_putn(StrBuf *b, const char *s, size_t n)
+{
+	if (!reserve(b, n))
+		return;
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = 0;
+}
+
+void sb_putc(StrBuf *b, char c) { sb_putn(b, &c, 1); }
+
+void sb_puts(StrBuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
+
+void sb_printf(StrBuf *b, const char *fmt, ...)
+{
+	char tmp[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof tmp) {
+		sb_putn(b, tmp, (size_t)n);
+		return;
+	}
+	if (!reserve(b, (size_t)n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+const char *sb_str(StrBuf *b) { return b->s ? b->s : ""; }
+
+char *sb_take(StrBuf *b)
+{
+	char *s = b->s;
+	if (!s) {
+		s = malloc(1);
+		if (s)
+			s[0] = 0;
+	}
+	memset(b, 0, sizeof *b);
+	return s;
+}

@@ -1,0 +1,25 @@
+/* strbuf.h - growable string used by printers and diagnostics. */
+#ifndef XR_STRBUF_H
+#define XR_STRBUF_H
+#include <stddef.h>
+
+typedef struct StrBuf {
+	char *s;     /* always NUL-terminated when len > 0 or after sb_init */
+	size_t len, cap;
+	int oom;     /* set when an allocation failed; contents truncated */
+} StrBuf;
+
+void sb_init(StrBuf *b);
+void sb_free(StrBuf *b);
+void sb_clear(StrBuf *b);
+void sb_putc(StrBuf *b, char c);
+void sb_puts(StrBuf *b, const char *s);
+void sb_putn(StrBuf *b, const char *s, size_t n);
+void sb_printf(StrBuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Returns the string (never NULL). */
+const char *sb_str(StrBuf *b);
+/* Transfers ownership of the malloc'd string to the caller. */
+char *sb_take(StrBuf *b);
+
+#endif
