@@ -84,6 +84,7 @@ static bool clone_instr(CloneCtx *cx, HloComp *dc, const HloInstr *s)
 	d->param_no = s->param_no;
 	d->loc = s->loc;
 	d->shape_given = s->shape_given;
+	d->nested = s->nested;
 	if (s->literal) {
 		d->literal = literal_clone(a, s->literal);
 		if (!d->literal)

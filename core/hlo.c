@@ -10,12 +10,13 @@
 
 static const struct {
 	const char *name;
+	unsigned char len;
 	signed char arity;
 	unsigned char cls;
 	unsigned flags;
 } op_info[HLO_OPCODE_COUNT] = {
-	[HLO_INVALID] = {"<invalid>", 0, OC_OTHER, 0},
-#define OP(e, s, ar, cl, fl) [e] = {s, ar, cl, fl},
+	[HLO_INVALID] = {"<invalid>", 9, 0, OC_OTHER, 0},
+#define OP(e, s, ar, cl, fl) [e] = {s, sizeof(s) - 1, ar, cl, fl},
 #include "opcodes.def"
 #undef OP
 };
@@ -25,14 +26,26 @@ const char *hlo_opcode_name(HloOpcode op)
 	return (unsigned)op < HLO_OPCODE_COUNT ? op_info[op].name : "<invalid>";
 }
 
-/* A linear scan with a first-character filter: the table is small and
- * this costs less than the lexing around it. */
+/* strcmp order of a counted string against a NUL-terminated one. */
+static int cmp_counted(const char *s, int n, const char *name, int len)
+{
+	int k = memcmp(s, name, (size_t)(n < len ? n : len));
+	return k ? k : n - len;
+}
+
+/* opcodes.def is sorted by spelling, so the enum is too: binary search. */
 HloOpcode hlo_opcode_parse(const char *s, int n)
 {
-	for (int op = 1; op < HLO_OPCODE_COUNT; op++) {
-		const char *nm = op_info[op].name;
-		if (nm[0] == s[0] && (int)strlen(nm) == n && !memcmp(nm, s, (size_t)n))
-			return (HloOpcode)op;
+	int lo = 1, hi = HLO_OPCODE_COUNT - 1;
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+		int c = cmp_counted(s, n, op_info[mid].name, op_info[mid].len);
+		if (c == 0)
+			return (HloOpcode)mid;
+		if (c < 0)
+			hi = mid - 1;
+		else
+			lo = mid + 1;
 	}
 	return HLO_INVALID;
 }
@@ -45,10 +58,11 @@ unsigned hlo_opcode_flags(HloOpcode op) { return op_info[op].flags; }
 
 static const struct {
 	const char *name;
+	int len;
 	AttrValKind kind;
 } attr_info[A_COUNT] = {
-	[A_RAW] = {"<raw>", AV_RAW},
-#define ATTR(e, s, k) [e] = {s, k},
+	[A_RAW] = {"<raw>", 5, AV_RAW},
+#define ATTR(e, s, k) [e] = {s, sizeof(s) - 1, k},
 #include "attrs.def"
 #undef ATTR
 };
@@ -60,7 +74,8 @@ AttrKey hlo_attr_parse(const char *s, int n)
 {
 	for (int k = 1; k < A_COUNT; k++) {
 		const char *nm = attr_info[k].name;
-		if ((int)strlen(nm) == n && !memcmp(nm, s, (size_t)n))
+		if (attr_info[k].len == n && nm[0] == s[0] &&
+		    !memcmp(nm, s, (size_t)n))
 			return (AttrKey)k;
 	}
 	return A_RAW;
@@ -228,7 +243,12 @@ HloInstr *hlo_instr_new(HloComp *c, HloOpcode op, Shape *shape,
 			return NULL;
 		for (int i = 0; i < nops; i++) {
 			ins->ops[i] = ops[i];
-			if (ops[i] && !has_user(ops[i], ins) && !add_user(ops[i], ins))
+			/* ins is new: it is a user of ops[i] already only if an
+			 * earlier operand is the same instruction. */
+			bool seen = false;
+			for (int j = 0; j < i && !seen; j++)
+				seen = ops[j] == ops[i];
+			if (ops[i] && !seen && !add_user(ops[i], ins))
 				return NULL;
 		}
 	}

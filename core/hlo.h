@@ -148,6 +148,7 @@ struct HloInstr {
 	SrcLoc loc;        /* where it was written; 0 if made by a pass */
 	unsigned mark;     /* scratch for graph walks (see hlo_new_mark) */
 	bool shape_given;  /* shape was written in the text */
+	bool nested;       /* written as an unnamed operand: add(parameter(0)) */
 };
 
 struct HloComp {

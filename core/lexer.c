@@ -54,6 +54,8 @@ void lex_advance(Lexer *lx)
 
 void lex_skip(Lexer *lx)
 {
+	if (lx->p < lx->end && (unsigned char)*lx->p > ' ' && *lx->p != '/')
+		return; /* the common case: already at a token */
 	while (lx->p < lx->end) {
 		char c = *lx->p;
 		if (c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
@@ -110,9 +112,18 @@ bool lex_accept_str(Lexer *lx, const char *s)
 	return true;
 }
 
+/* ASCII only and locale-free: HLO names are ASCII, and the <ctype.h>
+ * calls showed up in profiles of large modules. */
+static bool is_digit(int c) { return c >= '0' && c <= '9'; }
+
+static bool is_alpha(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
 bool lex_is_ident_char(int c)
 {
-	return isalnum(c) || c == '_' || c == '.' || c == '-';
+	return is_alpha(c) || is_digit(c) || c == '_' || c == '.' || c == '-';
 }
 
 int lex_peek_ident(Lexer *lx, bool allow_digit)
@@ -122,7 +133,7 @@ int lex_peek_ident(Lexer *lx, bool allow_digit)
 	if (p >= lx->end)
 		return 0;
 	unsigned char c = (unsigned char)*p;
-	if (!(isalpha(c) || c == '_' || (allow_digit && isdigit(c))))
+	if (!(is_alpha(c) || c == '_' || (allow_digit && is_digit(c))))
 		return 0;
 	while (p < lx->end && lex_is_ident_char((unsigned char)*p))
 		p++;
@@ -166,6 +177,24 @@ bool lex_int(Lexer *lx, int64_t *v)
 		p++;
 	if (p >= lx->end || !isdigit((unsigned char)*p))
 		return false;
+	if (!(p + 1 < lx->end && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))) {
+		/* the common case, decimal: no copy, no strtoll */
+		bool neg = *lx->p == '-';
+		uint64_t r = 0;
+		while (p < lx->end && isdigit((unsigned char)*p)) {
+			unsigned d = (unsigned)(*p++ - '0');
+			if (r > (UINT64_C(1) << 63) / 10)
+				return false;
+			r = r * 10 + d;
+			if (r > (UINT64_C(1) << 63) - !neg)
+				return false;
+		}
+		if (p < lx->end && isalnum((unsigned char)*p))
+			return false;
+		*v = neg ? (int64_t)(0 - r) : (int64_t)r;
+		lx->p = p;
+		return true;
+	}
 	char buf[40];
 	const char *q = lx->p;
 	size_t n = 0;
@@ -249,7 +278,9 @@ const char *lex_scan_value(const Lexer *lx)
 			if (stack[depth - 1] != c)
 				return q; /* mismatched: let the caller complain */
 			depth--;
-		} else if (depth == 0 && (c == ',' || isspace((unsigned char)c))) {
+		} else if (depth == 0 && (c == ',' || c == ' ' || c == '\n' ||
+					  c == '\t' || c == '\r' || c == '\f' ||
+					  c == '\v')) {
 			return q;
 		}
 		q++;

@@ -233,7 +233,10 @@ static bool parse_layout(P *p, Shape *s)
 	}
 	if (!layout_valid(l, s->rank))
 		return err(p, "layout is not a permutation of the dimensions");
-	s->layout = l;
+	bool dflt = !l->ext;
+	for (int i = 0; i < l->n && dflt; i++)
+		dflt = l->minor_to_major[i] == l->n - 1 - i;
+	s->layout = dflt ? NULL : l; /* NULL means the default: prints the same */
 	return true;
 }
 
@@ -250,8 +253,59 @@ static bool at_layout(P *p)
 				 *q == '}');
 }
 
+/* Fast path for the common "f32[64,128]{1,0}": static dims and no layout
+ * or the default one, no spaces. NULL (cursor unmoved) means "use the
+ * general path", which also produces every error message. */
+static Shape *fast_array_shape(P *p)
+{
+	const char *q = p->lx.p, *end = p->lx.end, *t = q;
+	while (q < end && q - t < 16 && *q != '[')
+		q++;
+	Dtype dt = dtype_parse(t, (int)(q - t));
+	if (dt == DT_INVALID || q >= end)
+		return NULL;
+	int64_t dims[XR_MAX_RANK];
+	int rank = 0;
+	q++;
+	while (q < end && *q != ']') {
+		int64_t v = 0;
+		const char *d0 = q;
+		while (q < end && *q >= '0' && *q <= '9' && q - d0 < 15)
+			v = v * 10 + (*q++ - '0');
+		if (q == d0 || rank == XR_MAX_RANK || q >= end ||
+		    (*q != ',' && *q != ']'))
+			return NULL;
+		dims[rank++] = v;
+		q += *q == ',';
+	}
+	if (q >= end)
+		return NULL;
+	q++;
+	if (q < end && *q == '{') { /* only the default layout */
+		q++;
+		for (int i = rank - 1; i >= 0; i--) {
+			if (q >= end || *q != '0' + i || i > 9)
+				return NULL;
+			q++;
+			if (i > 0 && (q >= end || *q++ != ','))
+				return NULL;
+		}
+		if (q >= end || *q != '}')
+			return NULL;
+		q++;
+	}
+	Shape *s = shape_array(&p->m->arena, dt, rank, dims);
+	if (!s || shape_elements(s) < 0)
+		return NULL;
+	p->lx.p = q;
+	return s;
+}
+
 static Shape *parse_array_shape(P *p)
 {
+	Shape *fast = fast_array_shape(p);
+	if (fast)
+		return fast;
 	const char *t;
 	int tn;
 	SrcLoc loc = lex_loc(&p->lx);
@@ -874,12 +928,23 @@ static bool add_compref(P *p, HloInstr *ins, HloAttr *at, int slot)
 	return true;
 }
 
+/* Counts the names in a {%a, %b, ...} list ahead of the cursor. */
+static int count_list(P *p)
+{
+	const char *e = lex_scan_value(&p->lx); /* the whole {...} */
+	int n = 1;
+	for (const char *q = p->lx.p; e && q < e; q++)
+		n += *q == ',';
+	return n;
+}
+
 static bool parse_comps(P *p, HloInstr *ins, HloAttr *at)
 {
 	bool list = hlo_attr_kind(at->key) == AV_COMPS;
-	int k = 0, cap = 4;
-	at->u.comps.v = arena_alloc(&p->m->arena, sizeof(HloComp *) * 256);
-	(void)cap;
+	int k = 0, cap = list && lex_peek(&p->lx) == '{' ? count_list(p) : 1;
+	at->u.comps.v = arena_alloc(&p->m->arena, sizeof(HloComp *) * (size_t)cap);
+	if (!at->u.comps.v)
+		return err(p, "out of memory");
 	if (!list) {
 		at->u.comps.n = 1;
 		return add_compref(p, ins, at, 0);
@@ -887,8 +952,8 @@ static bool parse_comps(P *p, HloInstr *ins, HloAttr *at)
 	if (!expect(p, '{'))
 		return false;
 	while (lex_peek(&p->lx) != '}') {
-		if (k == 256)
-			return err(p, "too many computations");
+		if (k == cap)
+			return err(p, "expected '}' after the computations");
 		at->u.comps.n = k + 1;
 		if (!add_compref(p, ins, at, k++))
 			return false;
@@ -1003,8 +1068,7 @@ static bool parse_attrs(P *p, HloInstr *ins)
 		if (!expect(p, '='))
 			return false;
 		AttrKey k = hlo_attr_parse(s, n);
-		char key[128];
-		snprintf(key, sizeof key, "%.*s", n, s);
+		const char *key = k == A_RAW ? dupn(p, s, n) : hlo_attr_name(k);
 		if (k == A_RAW ? hlo_attr_find_raw(ins, key) != NULL
 			       : hlo_attr_find(ins, k) != NULL)
 			return err_at(p, loc, "attribute '%s' given twice", key);
@@ -1034,13 +1098,33 @@ static bool add_opref(P *p, HloInstr *ins, int i, const char *s, int n,
 	return true;
 }
 
+/* Skips the shape written before an operand name ("f32[4]{0} %a"): the
+ * operand's own shape is what counts, so this one is not built. Nested
+ * operands ("f32[] constant(0)") need theirs: returns false to say "parse
+ * it" when no '%' name follows. */
+static bool skip_operand_shape(P *p)
+{
+	const char *save = p->lx.p, *q = lex_scan_value(&p->lx);
+	if (!q)
+		return false;
+	while (q < p->lx.end && (*q == ' ' || *q == '\t'))
+		q++;
+	if (q >= p->lx.end || *q != '%' || memchr(save, '\n', (size_t)(q - save)) ||
+	    memchr(save, '/', (size_t)(q - save))) {
+		p->lx.p = save;
+		return false;
+	}
+	p->lx.p = q;
+	return true;
+}
+
 /* An operand: [shape] name, or [shape] opcode(...) nested. */
 static bool parse_operand(P *p, HloComp *c, HloInstr **out, const char **nm,
 			  int *nn, SrcLoc *loc)
 {
 	Shape *sh = NULL;
 	*out = NULL;
-	if (at_shape(p) && !(sh = parse_shape(p)))
+	if (at_shape(p) && !skip_operand_shape(p) && !(sh = parse_shape(p)))
 		return false;
 	*loc = lex_loc(&p->lx);
 	if (!lex_name(&p->lx, nm, nn))
@@ -1052,42 +1136,60 @@ static bool parse_operand(P *p, HloComp *c, HloInstr **out, const char **nm,
 		if (++p->depth > MAX_NESTING)
 			return err(p, "operands nested too deeply");
 		*out = parse_instr_rest(p, c, NULL, *loc, sh);
+		if (*out)
+			(*out)->nested = true;
 		p->depth--;
 		return *out != NULL;
 	}
 	return true;
 }
 
+/* Operands as parsed; most instructions have a few, kept on the stack. */
 typedef struct {
-	HloInstr **ops;
-	const char **names;
-	int *lens;
-	SrcLoc *locs;
+	HloInstr *ins;
+	const char *name;
+	int len;
+	SrcLoc loc;
+} Operand;
+
+typedef struct {
+	Operand *v;
 	int n, cap;
+	Operand small[8];
+	HloInstr **ops; /* filled by oplist_ops */
+	HloInstr *small_ops[8];
 } OpList;
+
+static void oplist_init(OpList *l)
+{
+	l->v = l->small;
+	l->n = 0;
+	l->cap = 8;
+	l->ops = l->small_ops;
+}
 
 static bool oplist_push(P *p, OpList *l, HloInstr *ins, const char *s, int n,
 			SrcLoc loc)
 {
-	Arena *a = &p->m->arena;
 	if (l->n == l->cap) {
-		int cap = l->cap;
-		l->ops = arena_grow(a, l->ops, sizeof *l->ops, &cap, l->n + 1);
-		cap = l->cap;
-		l->names = arena_grow(a, l->names, sizeof *l->names, &cap, l->n + 1);
-		cap = l->cap;
-		l->lens = arena_grow(a, l->lens, sizeof *l->lens, &cap, l->n + 1);
-		cap = l->cap;
-		l->locs = arena_grow(a, l->locs, sizeof *l->locs, &cap, l->n + 1);
-		l->cap = cap;
-		if (!l->ops || !l->names || !l->lens || !l->locs)
+		Operand *nv = arena_alloc(&p->m->arena, sizeof *nv * (size_t)l->cap * 2);
+		HloInstr **no = arena_alloc(&p->m->arena, sizeof *no * (size_t)l->cap * 2);
+		if (!nv || !no)
 			return err(p, "out of memory");
+		memcpy(nv, l->v, sizeof *nv * (size_t)l->n);
+		l->v = nv;
+		l->ops = no;
+		l->cap *= 2;
 	}
-	l->ops[l->n] = ins;
-	l->names[l->n] = s;
-	l->lens[l->n] = n;
-	l->locs[l->n++] = loc;
+	l->v[l->n++] = (Operand){ins, s, n, loc};
 	return true;
+}
+
+static HloInstr **oplist_ops(OpList *l)
+{
+	for (int i = 0; i < l->n; i++)
+		l->ops[i] = l->v[i].ins;
+	return l->ops;
 }
 
 static bool parse_operands(P *p, HloComp *c, OpList *l)
@@ -1123,14 +1225,14 @@ static HloInstr *make_instr(P *p, HloComp *c, HloOpcode op, Shape *sh,
 	if (hlo_comp_find(c, nm))
 		return err_at(p, loc, "instruction '%s' is defined twice in '%s'",
 			      nm, c->name), NULL;
-	HloInstr *ins = hlo_instr_new(c, op, sh, nm, l->n, l->ops);
+	HloInstr *ins = hlo_instr_new(c, op, sh, nm, l->n, oplist_ops(l));
 	if (!ins)
 		return err_at(p, loc, "out of memory"), NULL;
 	ins->loc = loc;
 	ins->shape_given = sh != NULL;
 	for (int i = 0; i < l->n; i++)
-		if (!l->ops[i] &&
-		    !add_opref(p, ins, i, l->names[i], l->lens[i], l->locs[i]))
+		if (!l->v[i].ins &&
+		    !add_opref(p, ins, i, l->v[i].name, l->v[i].len, l->v[i].loc))
 			return NULL;
 	return ins;
 }
@@ -1200,7 +1302,8 @@ static HloInstr *parse_instr_rest(P *p, HloComp *c, const char *name,
 	HloOpcode wrapped, op = parse_opcode(p, s, n, &wrapped);
 	if (op == HLO_INVALID)
 		return err_at(p, oploc, "unknown opcode '%.*s'", n, s), NULL;
-	OpList l = {0};
+	OpList l;
+	oplist_init(&l);
 	HloInstr *ins;
 	if (op == HLO_PARAMETER || op == HLO_CONSTANT) {
 		ins = make_instr(p, c, op, shape, name, loc, &l);
@@ -1473,13 +1576,13 @@ static bool resolve_comprefs(P *p)
 {
 	for (int i = 0; i < p->ncomprefs; i++) {
 		CompRef *r = &p->comprefs[i];
-		char name[512];
-		snprintf(name, sizeof name, "%.*s", r->len, r->name);
-		HloComp *c = hlo_module_find_comp(p->m, name);
+		HloComp *c = namemap_getn(&p->m->comp_names, r->name, (size_t)r->len);
 		if (!c)
-			return err_at(p, r->loc, "undefined computation '%s'", name);
+			return err_at(p, r->loc, "undefined computation '%.*s'",
+				      r->len, r->name);
 		if (c == r->ins->parent)
-			return err_at(p, r->loc, "computation '%s' calls itself", name);
+			return err_at(p, r->loc, "computation '%s' calls itself",
+				      c->name);
 		r->ins->attrs[r->attr].u.comps.v[r->slot] = c;
 	}
 	p->ncomprefs = 0;

@@ -1,0 +1,869 @@
+/* verify.c - the HLO verifier.
+ *
+ * Module level: one entry computation, every computation has a root of
+ * its own, parameters numbered 0..n-1, no cycles. Instruction level, in
+ * this order (a failed step skips the later ones, so one mistake gives one
+ * message): operands (present, same computation, how many), required
+ * attributes, operand element types, the signatures of called
+ * computations, and the declared shape against the inferred one
+ * (infer.c).
+ *
+ * What XLA itself accepts is the bar: the corpus of real modules must
+ * verify. Mixed floating-point precision is accepted where XLA's
+ * signature checks ignore it (reducer and comparator parameters).
+ * Opcodes without an inference rule (custom-call, collectives, async
+ * wrappers) get the generic checks only. Errors are collected, up to
+ * MAX_ERRORS per call. */
+#include "verify.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "infer.h"
+
+enum { MAX_ERRORS = 20, MAX_PATH = 8 };
+
+typedef struct V {
+	Diag *d;
+	const SrcFile *f;
+	const HloModule *m;
+	int start; /* d->errors when the run began */
+	Arena tmp; /* inferred shapes and message text; reset now and then */
+} V;
+
+static bool full(const V *v) { return v->d->errors - v->start >= MAX_ERRORS; }
+
+static void vreport(V *v, SrcLoc loc, const char *pre, const char *fmt,
+		    va_list ap)
+{
+	char msg[900];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	if (!full(v))
+		diag_error(v->d, v->f, loc, "%s%s", pre, msg);
+}
+
+/* An error about one instruction: "op 'name': message". */
+static void err(V *v, const HloInstr *ins, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void err(V *v, const HloInstr *ins, const char *fmt, ...)
+{
+	char pre[300];
+	snprintf(pre, sizeof pre, "%s '%s': ", hlo_opcode_name(ins->op),
+		 ins->name);
+	va_list ap;
+	va_start(ap, fmt);
+	vreport(v, ins->loc, pre, fmt, ap);
+	va_end(ap);
+}
+
+static void err_at(V *v, SrcLoc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void err_at(V *v, SrcLoc loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport(v, loc, "", fmt, ap);
+	va_end(ap);
+}
+
+static const char *str(V *v, const Shape *s)
+{
+	StrBuf b;
+	sb_init(&b);
+	shape_print(&b, s, false);
+	const char *r = arena_strdup(&v->tmp, sb_str(&b));
+	sb_free(&b);
+	return r ? r : "?";
+}
+
+/* --- shape comparisons ------------------------------------------------- */
+
+static bool unbounded(const Shape *s, int i)
+{
+	return s->dims[i] < 0 || (s->dyn && s->dyn[i] == DIM_UNBOUNDED);
+}
+
+/* Same element types and dims, layouts and dynamic marks ignored ('?'
+ * matches any size), tuples elementwise. */
+static bool compat(const Shape *a, const Shape *b)
+{
+	if (a->type != b->type)
+		return false;
+	if (a->type == DT_TUPLE) {
+		if (a->ntuple != b->ntuple)
+			return false;
+		for (int i = 0; i < a->ntuple; i++)
+			if (!compat(a->tuple[i], b->tuple[i]))
+				return false;
+		return true;
+	}
+	if (a->rank != b->rank)
+		return false;
+	for (int i = 0; i < a->rank; i++)
+		if (!unbounded(a, i) && !unbounded(b, i) &&
+		    a->dims[i] != b->dims[i])
+			return false;
+	return true;
+}
+
+/* Element types equal up to floating-point precision, as XLA's reducer
+ * and comparator checks allow. */
+static bool fp_eq(Dtype a, Dtype b)
+{
+	return a == b || (dtype_is_float(a) && dtype_is_float(b));
+}
+
+static bool is_scalar(const Shape *s)
+{
+	return s && shape_is_array(s) && s->rank == 0;
+}
+
+static const Shape *oshape(const HloInstr *ins, int i)
+{
+	return ins->ops[i]->shape;
+}
+
+/* --- operands -------------------------------------------------------- */
+
+static bool operands_present(V *v, const HloInstr *ins)
+{
+	for (int i = 0; i < ins->nops; i++) {
+		const HloInstr *o = ins->ops[i];
+		if (!o) {
+			err(v, ins, "operand %d is missing", i);
+			return false;
+		}
+		if (o->parent != ins->parent) {
+			err(v, ins,
+			    "operand %d '%s' belongs to computation '%s'", i,
+			    o->name, o->parent ? o->parent->name : "?");
+			return false;
+		}
+		if (!o->shape) {
+			err(v, ins, "operand %d '%s' has no shape", i, o->name);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Operand count of a dynamic-(update-)slice: the fixed operands plus one
+ * scalar per dim, or (the old form) plus one index vector. */
+static bool slice_arity(const HloInstr *ins, int fixed)
+{
+	int n = ins->nops;
+	if (n < fixed)
+		return false;
+	int rank = shape_is_array(oshape(ins, 0)) ? oshape(ins, 0)->rank : 0;
+	return n == fixed + rank ||
+	       (n == fixed + 1 && oshape(ins, fixed)->rank == 1);
+}
+
+static bool arity_ok(V *v, const HloInstr *ins)
+{
+	int n = ins->nops, a = hlo_opcode_arity(ins->op);
+	const char *want = NULL;
+	switch (ins->op) {
+	case HLO_REDUCE:
+	case HLO_REDUCE_WINDOW:
+		if (n < 2 || n % 2)
+			want = "inputs and as many init values";
+		break;
+	case HLO_SCATTER:
+		if (n < 3 || n % 2 == 0)
+			want = "operands, indices and as many updates";
+		break;
+	case HLO_DYNAMIC_SLICE:
+		if (!slice_arity(ins, 1))
+			want = "the operand and one start index per dimension";
+		break;
+	case HLO_DYNAMIC_UPDATE_SLICE:
+		if (!slice_arity(ins, 2))
+			want = "the operand, the update and one start index "
+			       "per dimension";
+		break;
+	case HLO_CONCATENATE:
+	case HLO_MAP:
+	case HLO_SORT:
+	case HLO_CONDITIONAL:
+		if (n < 1)
+			want = "at least one operand";
+		break;
+	default:
+		if (a >= 0 && n != a) {
+			err(v, ins, "expects %d operand%s, got %d", a,
+			    a == 1 ? "" : "s", n);
+			return false;
+		}
+	}
+	if (want)
+		err(v, ins, "expects %s, got %d operand%s", want, n,
+		    n == 1 ? "" : "s");
+	return !want;
+}
+
+/* --- attributes -------------------------------------------------------- */
+
+static const AttrKey required[HLO_OPCODE_COUNT][5] = {
+	[HLO_TRANSPOSE] = {A_DIMENSIONS},
+	[HLO_REVERSE] = {A_DIMENSIONS},
+	[HLO_CONCATENATE] = {A_DIMENSIONS},
+	[HLO_REDUCE] = {A_DIMENSIONS, A_TO_APPLY},
+	[HLO_REDUCE_WINDOW] = {A_TO_APPLY},
+	[HLO_SELECT_AND_SCATTER] = {A_SELECT, A_SCATTER},
+	[HLO_MAP] = {A_TO_APPLY},
+	[HLO_SORT] = {A_DIMENSIONS, A_TO_APPLY},
+	[HLO_SLICE] = {A_SLICE},
+	[HLO_DYNAMIC_SLICE] = {A_DYNAMIC_SLICE_SIZES},
+	[HLO_PAD] = {A_PADDING},
+	[HLO_IOTA] = {A_IOTA_DIMENSION},
+	[HLO_COMPARE] = {A_DIRECTION},
+	[HLO_GET_TUPLE_ELEMENT] = {A_INDEX},
+	[HLO_GET_DIMENSION_SIZE] = {A_DIMENSIONS},
+	[HLO_CALL] = {A_TO_APPLY},
+	[HLO_FUSION] = {A_KIND, A_CALLS},
+	[HLO_WHILE] = {A_CONDITION, A_BODY},
+	[HLO_CONVOLUTION] = {A_DIM_LABELS},
+	[HLO_GATHER] = {A_OFFSET_DIMS, A_COLLAPSED_SLICE_DIMS,
+			A_START_INDEX_MAP, A_INDEX_VECTOR_DIM, A_SLICE_SIZES},
+	[HLO_SCATTER] = {A_UPDATE_WINDOW_DIMS, A_INSERTED_WINDOW_DIMS,
+			 A_SCATTER_DIMS_TO_OPERAND_DIMS, A_INDEX_VECTOR_DIM,
+			 A_TO_APPLY},
+	[HLO_REDUCE_PRECISION] = {A_EXPONENT_BITS, A_MANTISSA_BITS},
+	[HLO_FFT] = {A_FFT_TYPE, A_FFT_LENGTH},
+	[HLO_BATCH_NORM_TRAINING] = {A_EPSILON, A_FEATURE_INDEX},
+	[HLO_BATCH_NORM_INFERENCE] = {A_EPSILON, A_FEATURE_INDEX},
+	[HLO_BATCH_NORM_GRAD] = {A_EPSILON, A_FEATURE_INDEX},
+	[HLO_RNG] = {A_DISTRIBUTION},
+	[HLO_TOPK] = {A_K},
+};
+
+static const char *const fusion_kinds[] = {"kLoop", "kInput", "kOutput",
+					   "kCustom"};
+
+static bool attrs_ok(V *v, const HloInstr *ins)
+{
+	bool ok = true;
+	for (int i = 0; i < 5 && required[ins->op][i] != A_RAW; i++)
+		if (!hlo_attr_find(ins, required[ins->op][i])) {
+			err(v, ins, "missing %s attribute",
+			    hlo_attr_name(required[ins->op][i]));
+			ok = false;
+		}
+	if (ins->op == HLO_BROADCAST && !hlo_attr_find(ins, A_DIMENSIONS) &&
+	    ins->nops == 1 && !is_scalar(oshape(ins, 0))) {
+		err(v, ins, "missing dimensions attribute");
+		ok = false;
+	}
+	if (ins->op == HLO_CONDITIONAL &&
+	    !hlo_attr_find(ins, A_BRANCH_COMPUTATIONS) &&
+	    !(hlo_attr_comp(ins, A_TRUE_COMPUTATION) &&
+	      hlo_attr_comp(ins, A_FALSE_COMPUTATION))) {
+		err(v, ins, "missing branch_computations attribute");
+		ok = false;
+	}
+	const char *kind = hlo_attr_enum(ins, A_KIND);
+	if (ins->op == HLO_FUSION && kind) {
+		bool known = false;
+		for (size_t i = 0;
+		     i < sizeof fusion_kinds / sizeof *fusion_kinds; i++)
+			known |= strcmp(kind, fusion_kinds[i]) == 0;
+		if (!known) {
+			err(v, ins, "unknown fusion kind %s", kind);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+/* --- operand element types -------------------------------------------- */
+
+typedef enum {
+	T_ANY,
+	T_ARRAY,      /* any element type with values, pred included */
+	T_NUM,        /* integer, float or complex */
+	T_FLOAT_CPLX, /* float or complex */
+	T_FLOAT,
+	T_INT,
+	T_INT_PRED,
+	T_PRED,
+} TyClass;
+
+static const char *const ty_names[] = {
+	[T_ANY] = "anything",
+	[T_ARRAY] = "an array type",
+	[T_NUM] = "a number type",
+	[T_FLOAT_CPLX] = "floating point or complex",
+	[T_FLOAT] = "floating point",
+	[T_INT] = "an integer type",
+	[T_INT_PRED] = "pred or an integer type",
+	[T_PRED] = "pred",
+};
+
+/* What every operand of an elementwise opcode must hold. */
+static const uint8_t elem_types[HLO_OPCODE_COUNT] = {
+	[HLO_ABS] = T_NUM,
+	[HLO_NEGATE] = T_NUM,
+	[HLO_SIGN] = T_NUM,
+	[HLO_NOT] = T_INT_PRED,
+	[HLO_EXP] = T_FLOAT_CPLX,
+	[HLO_EXPM1] = T_FLOAT_CPLX,
+	[HLO_LOG] = T_FLOAT_CPLX,
+	[HLO_LOG1P] = T_FLOAT_CPLX,
+	[HLO_LOGISTIC] = T_FLOAT_CPLX,
+	[HLO_SQRT] = T_FLOAT_CPLX,
+	[HLO_RSQRT] = T_FLOAT_CPLX,
+	[HLO_CBRT] = T_FLOAT_CPLX,
+	[HLO_SIN] = T_FLOAT_CPLX,
+	[HLO_COS] = T_FLOAT_CPLX,
+	[HLO_TAN] = T_FLOAT_CPLX,
+	[HLO_TANH] = T_FLOAT_CPLX,
+	[HLO_SINH] = T_FLOAT_CPLX,
+	[HLO_COSH] = T_FLOAT_CPLX,
+	[HLO_ASIN] = T_FLOAT_CPLX,
+	[HLO_ACOS] = T_FLOAT_CPLX,
+	[HLO_ASINH] = T_FLOAT_CPLX,
+	[HLO_ACOSH] = T_FLOAT_CPLX,
+	[HLO_ATANH] = T_FLOAT_CPLX,
+	[HLO_ERF] = T_FLOAT,
+	[HLO_FLOOR] = T_FLOAT,
+	[HLO_CEIL] = T_FLOAT,
+	[HLO_ROUND_AFZ] = T_FLOAT,
+	[HLO_ROUND_EVEN] = T_FLOAT,
+	[HLO_IS_FINITE] = T_FLOAT,
+	[HLO_CLZ] = T_INT,
+	[HLO_POPCNT] = T_INT,
+	[HLO_REAL] = T_FLOAT_CPLX,
+	[HLO_IMAG] = T_FLOAT_CPLX,
+	[HLO_REDUCE_PRECISION] = T_FLOAT,
+	[HLO_ADD] = T_ARRAY,
+	[HLO_SUBTRACT] = T_NUM,
+	[HLO_MULTIPLY] = T_ARRAY,
+	[HLO_DIVIDE] = T_NUM,
+	[HLO_REMAINDER] = T_NUM,
+	[HLO_POWER] = T_NUM,
+	[HLO_ATAN2] = T_FLOAT_CPLX,
+	[HLO_MAXIMUM] = T_ARRAY,
+	[HLO_MINIMUM] = T_ARRAY,
+	[HLO_AND] = T_INT_PRED,
+	[HLO_OR] = T_INT_PRED,
+	[HLO_XOR] = T_INT_PRED,
+	[HLO_SHL] = T_INT,
+	[HLO_SHRA] = T_INT,
+	[HLO_SHRL] = T_INT,
+	[HLO_COMPLEX] = T_FLOAT,
+	[HLO_COMPARE] = T_ARRAY,
+};
+
+static bool ty_ok(Dtype t, TyClass c)
+{
+	DtypeKind k = dtype_kind(t);
+	switch (c) {
+	case T_ANY:
+		return true;
+	case T_ARRAY:
+		return dtype_is_array(t);
+	case T_NUM:
+		return k == DK_SINT || k == DK_UINT || k == DK_FLOAT ||
+		       k == DK_COMPLEX;
+	case T_FLOAT_CPLX:
+		return k == DK_FLOAT || k == DK_COMPLEX;
+	case T_FLOAT:
+		return k == DK_FLOAT;
+	case T_INT:
+		return k == DK_SINT || k == DK_UINT;
+	case T_INT_PRED:
+		return k == DK_SINT || k == DK_UINT || k == DK_PRED;
+	case T_PRED:
+		return k == DK_PRED;
+	}
+	return true;
+}
+
+/* Operands from..to-1 must hold element types of class c. */
+static bool types_in(V *v, const HloInstr *ins, int from, int to, TyClass c)
+{
+	for (int i = from; i < to && i < ins->nops; i++) {
+		const Shape *s = oshape(ins, i);
+		if (s->type == DT_TUPLE || !ty_ok(s->type, c)) {
+			err(v, ins, "operand %d '%s' is %s, expected %s", i,
+			    ins->ops[i]->name, str(v, s), ty_names[c]);
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool types_ok(V *v, const HloInstr *ins)
+{
+	int n = ins->nops;
+	switch (ins->op) {
+	case HLO_SELECT:
+		return types_in(v, ins, 0, 1, T_PRED);
+	case HLO_DYNAMIC_SLICE:
+		return types_in(v, ins, 1, n, T_INT);
+	case HLO_DYNAMIC_UPDATE_SLICE:
+		return types_in(v, ins, 2, n, T_INT);
+	case HLO_GATHER:
+		return types_in(v, ins, 1, 2, T_INT);
+	case HLO_SCATTER:
+		return types_in(v, ins, n / 2, n / 2 + 1, T_INT);
+	case HLO_IOTA:
+		if (!ins->shape || (shape_is_array(ins->shape) &&
+				    ty_ok(ins->shape->type, T_NUM)))
+			return true;
+		err(v, ins, "cannot make an iota of %s", str(v, ins->shape));
+		return false;
+	case HLO_CONDITIONAL: {
+		const Shape *s = oshape(ins, 0);
+		bool two = !hlo_attr_find(ins, A_BRANCH_COMPUTATIONS) || n == 3;
+		if (is_scalar(s) &&
+		    (s->type == DT_S32 || (two && s->type == DT_PRED)))
+			return true;
+		err(v, ins, "branch index '%s' is %s, expected %s",
+		    ins->ops[0]->name, str(v, s),
+		    two ? "pred[] or s32[]" : "s32[]");
+		return false;
+	}
+	default:
+		return elem_types[ins->op] == T_ANY ||
+		       types_in(v, ins, 0, n, (TyClass)elem_types[ins->op]);
+	}
+}
+
+/* --- declared against inferred shape ----------------------------------- */
+
+static void check_shape(V *v, const HloInstr *ins)
+{
+	bool no_rule = false;
+	if (!ins->shape) {
+		err(v, ins, "has no shape");
+		return;
+	}
+	Shape *s = infer_shape(&v->tmp, ins, full(v) ? NULL : v->d, v->f,
+			       &no_rule);
+	if (s && !compat(ins->shape, s))
+		err_at(v, ins->loc,
+		       "declared shape %s of '%s' does not match "
+		       "inferred %s",
+		       str(v, ins->shape), ins->name, str(v, s));
+}
+
+/* --- called computations ----------------------------------------------- */
+
+/* A computation's parameters by number (missing numbers are NULL). */
+typedef struct Params {
+	int n;
+	HloInstr **p;
+} Params;
+
+static bool params_of(V *v, const HloComp *c, Params *ps)
+{
+	ps->n = hlo_comp_param_count(c);
+	ps->p = arena_alloc(&v->tmp, sizeof *ps->p * (size_t)(ps->n + 1));
+	if (!ps->p)
+		return false;
+	for (int i = 0; i < c->n; i++) {
+		HloInstr *x = c->instrs[i];
+		if (x->op == HLO_PARAMETER && x->param_no >= 0 &&
+		    x->param_no < ps->n)
+			ps->p[x->param_no] = x;
+	}
+	return true;
+}
+
+static const Shape *root_shape(const HloComp *c)
+{
+	return c && c->root ? c->root->shape : NULL;
+}
+
+static bool param_count(V *v, const HloInstr *ins, const char *role,
+			const HloComp *c, const Params *ps, int want)
+{
+	if (ps->n == want)
+		return true;
+	err(v, ins, "%s '%s' takes %d parameter%s, expected %d", role, c->name,
+	    ps->n, ps->n == 1 ? "" : "s", want);
+	return false;
+}
+
+/* Parameter i of c must be a scalar of a type fp_eq to t. */
+static bool scalar_param(V *v, const HloInstr *ins, const char *role,
+			 const HloComp *c, const Params *ps, int i, Dtype t)
+{
+	const HloInstr *p = ps->p[i];
+	if (!p || !p->shape ||
+	    (is_scalar(p->shape) && fp_eq(p->shape->type, t)))
+		return true;
+	err(v, ins, "parameter %d of %s '%s' is %s, expected %s[]", i, role,
+	    c->name, str(v, p->shape), dtype_name(t));
+	return false;
+}
+
+/* Parameter i of c must be compatible with shape s. */
+static bool shaped_param(V *v, const HloInstr *ins, const char *role,
+			 const HloComp *c, const Params *ps, int i,
+			 const Shape *s)
+{
+	const HloInstr *p = ps->p[i];
+	if (!p || !p->shape || compat(p->shape, s))
+		return true;
+	err(v, ins, "parameter %d of %s '%s' is %s, expected %s", i, role,
+	    c->name, str(v, p->shape), str(v, s));
+	return false;
+}
+
+/* XLA's VerifyReducerShape: 2N scalar parameters (accumulators, then
+ * inputs), N scalar results (a tuple when N > 1) of the init types. */
+static void reducer(V *v, const HloInstr *ins, const char *role,
+		    const HloComp *c, int n, int init0, int in0)
+{
+	Params ps;
+	const Shape *rs = root_shape(c);
+	if (!c || !params_of(v, c, &ps) ||
+	    !param_count(v, ins, role, c, &ps, 2 * n) || !rs)
+		return;
+	if (n > 1 && (!shape_is_tuple(rs) || rs->ntuple != n)) {
+		err(v, ins,
+		    "%s '%s' returns %s, expected a tuple of %d scalars", role,
+		    c->name, str(v, rs), n);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		const Shape *acc = n == 1 ? rs : rs->tuple[i];
+		Dtype it = oshape(ins, init0 + i)->type;
+		if (!is_scalar(acc) || !fp_eq(acc->type, it)) {
+			err(v, ins,
+			    "%s '%s' returns %s where the init value is "
+			    "%s[]",
+			    role, c->name, str(v, acc), dtype_name(it));
+			return;
+		}
+		if (!scalar_param(v, ins, role, c, &ps, i, acc->type) ||
+		    !scalar_param(v, ins, role, c, &ps, n + i,
+				  oshape(ins, in0 + i)->type))
+			return;
+	}
+}
+
+static bool returns_pred(V *v, const HloInstr *ins, const char *role,
+			 const HloComp *c)
+{
+	const Shape *rs = root_shape(c);
+	if (!rs || (is_scalar(rs) && rs->type == DT_PRED))
+		return true;
+	err(v, ins, "%s '%s' returns %s, expected pred[]", role, c->name,
+	    str(v, rs));
+	return false;
+}
+
+static void sig_sort(V *v, const HloInstr *ins)
+{
+	const HloComp *c = hlo_attr_comp(ins, A_TO_APPLY);
+	Params ps;
+	if (!c || !params_of(v, c, &ps) ||
+	    !param_count(v, ins, "comparator", c, &ps, 2 * ins->nops))
+		return;
+	for (int i = 0; i < 2 * ins->nops; i++)
+		if (!scalar_param(v, ins, "comparator", c, &ps, i,
+				  oshape(ins, i / 2)->type))
+			return;
+	returns_pred(v, ins, "comparator", c);
+}
+
+static void sig_map(V *v, const HloInstr *ins)
+{
+	const HloComp *c = hlo_attr_comp(ins, A_TO_APPLY);
+	Params ps;
+	if (!c || !params_of(v, c, &ps) ||
+	    !param_count(v, ins, "to_apply", c, &ps, ins->nops))
+		return;
+	for (int i = 0; i < ins->nops; i++)
+		if (!scalar_param(v, ins, "to_apply", c, &ps, i,
+				  oshape(ins, i)->type))
+			return;
+}
+
+/* call: one parameter per operand, of its shape. fusion: the same, but
+ * XLA lets a fusion pass operands its computation does not use. */
+static void sig_call(V *v, const HloInstr *ins, AttrKey k)
+{
+	const HloComp *c = hlo_attr_comp(ins, k);
+	const char *role = hlo_attr_name(k);
+	Params ps;
+	if (!c || !params_of(v, c, &ps))
+		return;
+	int want = k == A_CALLS && ps.n < ins->nops ? ps.n : ins->nops;
+	if (!param_count(v, ins, role, c, &ps, want))
+		return;
+	for (int i = 0; i < ps.n; i++)
+		if (!shaped_param(v, ins, role, c, &ps, i, oshape(ins, i)))
+			return;
+}
+
+/* A computation taking exactly one parameter of shape s. */
+static bool one_param(V *v, const HloInstr *ins, const char *role,
+		      const HloComp *c, const Shape *s)
+{
+	Params ps;
+	return !c || !params_of(v, c, &ps) ||
+	       (param_count(v, ins, role, c, &ps, 1) &&
+		shaped_param(v, ins, role, c, &ps, 0, s));
+}
+
+static void sig_while(V *v, const HloInstr *ins)
+{
+	const HloComp *cond = hlo_attr_comp(ins, A_CONDITION);
+	const HloComp *body = hlo_attr_comp(ins, A_BODY);
+	const Shape *x = oshape(ins, 0);
+	if (one_param(v, ins, "condition", cond, x) &&
+	    returns_pred(v, ins, "condition", cond))
+		one_param(v, ins, "body", body, x);
+}
+
+static void sig_conditional(V *v, const HloInstr *ins)
+{
+	const HloAttr *bc = hlo_attr_find(ins, A_BRANCH_COMPUTATIONS);
+	HloComp *tf[2] = {hlo_attr_comp(ins, A_TRUE_COMPUTATION),
+			  hlo_attr_comp(ins, A_FALSE_COMPUTATION)};
+	HloComp *const *br = bc ? bc->u.comps.v : tf;
+	int n = bc ? bc->u.comps.n : 2;
+	for (int i = 0; i < n && i + 1 < ins->nops; i++)
+		if (!one_param(v, ins, "branch", br[i], oshape(ins, i + 1)))
+			return;
+}
+
+static void sig_select_and_scatter(V *v, const HloInstr *ins)
+{
+	const HloComp *sel = hlo_attr_comp(ins, A_SELECT);
+	Params ps;
+	Dtype t = oshape(ins, 0)->type;
+	if (sel && params_of(v, sel, &ps) &&
+	    param_count(v, ins, "select", sel, &ps, 2) &&
+	    scalar_param(v, ins, "select", sel, &ps, 0, t) &&
+	    scalar_param(v, ins, "select", sel, &ps, 1, t) &&
+	    returns_pred(v, ins, "select", sel))
+		reducer(v, ins, "scatter", hlo_attr_comp(ins, A_SCATTER), 1, 2,
+			1);
+}
+
+static void signatures(V *v, const HloInstr *ins)
+{
+	int n = ins->nops;
+	switch (ins->op) {
+	case HLO_REDUCE:
+	case HLO_REDUCE_WINDOW:
+		reducer(v, ins, "to_apply", hlo_attr_comp(ins, A_TO_APPLY),
+			n / 2, n / 2, 0);
+		break;
+	case HLO_SCATTER:
+		reducer(v, ins, "to_apply", hlo_attr_comp(ins, A_TO_APPLY),
+			n / 2, 0, n / 2 + 1);
+		break;
+	case HLO_SELECT_AND_SCATTER:
+		sig_select_and_scatter(v, ins);
+		break;
+	case HLO_SORT:
+		sig_sort(v, ins);
+		break;
+	case HLO_MAP:
+		sig_map(v, ins);
+		break;
+	case HLO_CALL:
+		sig_call(v, ins, A_TO_APPLY);
+		break;
+	case HLO_FUSION:
+		sig_call(v, ins, A_CALLS);
+		break;
+	case HLO_WHILE:
+		sig_while(v, ins);
+		break;
+	case HLO_CONDITIONAL:
+		sig_conditional(v, ins);
+		break;
+	default:
+		break;
+	}
+}
+
+static void calls_entry(V *v, const HloInstr *ins)
+{
+	for (int i = 0, n = hlo_instr_ncalled(ins); v->m && i < n; i++)
+		if (hlo_instr_called_at(ins, i) == v->m->entry) {
+			err(v, ins, "calls the entry computation '%s'",
+			    v->m->entry->name);
+			return;
+		}
+}
+
+static void check_instr(V *v, const HloInstr *ins)
+{
+	if (ins->op <= HLO_INVALID || ins->op >= HLO_OPCODE_COUNT) {
+		err_at(v, ins->loc, "'%s' has no valid opcode", ins->name);
+		return;
+	}
+	if (!operands_present(v, ins) || !arity_ok(v, ins) ||
+	    !attrs_ok(v, ins) || !types_ok(v, ins))
+		return;
+	calls_entry(v, ins);
+	int before = v->d->errors;
+	signatures(v, ins);
+	if (v->d->errors == before)
+		check_shape(v, ins);
+}
+
+/* --- computations ------------------------------------------------------ */
+
+static void check_root(V *v, const HloComp *c)
+{
+	if (!c->root)
+		err_at(v, c->loc, "computation '%s' has no root instruction",
+		       c->name);
+	else if (c->root->parent != c)
+		err_at(v, c->loc,
+		       "root '%s' of computation '%s' belongs to "
+		       "another computation",
+		       c->root->name, c->name);
+}
+
+static void check_params(V *v, const HloComp *c)
+{
+	int n = hlo_comp_param_count(c);
+	HloInstr **seen = arena_alloc(&v->tmp, sizeof *seen * (size_t)(n + 1));
+	for (int i = 0; seen && i < c->n; i++) {
+		HloInstr *p = c->instrs[i];
+		if (p->op != HLO_PARAMETER)
+			continue;
+		if (p->param_no < 0 || p->param_no >= n)
+			err(v, p,
+			    "parameter number %lld is out of range: "
+			    "computation '%s' has %d parameter%s, numbered "
+			    "from 0",
+			    (long long)p->param_no, c->name, n,
+			    n == 1 ? "" : "s");
+		else if (seen[p->param_no])
+			err(v, p,
+			    "parameter number %lld is already used by '%s'",
+			    (long long)p->param_no, seen[p->param_no]->name);
+		else
+			seen[p->param_no] = p;
+	}
+}
+
+/* Reports the cycle closed by an edge to stack[from] (the DFS stack runs
+ * from users to operands). */
+static void report_cycle(V *v, HloInstr **stack, int from, int top)
+{
+	StrBuf b;
+	sb_init(&b);
+	for (int i = from; i <= top && i < from + MAX_PATH; i++)
+		sb_printf(&b, "%s -> ", stack[i]->name);
+	if (top >= from + MAX_PATH)
+		sb_puts(&b, "... -> ");
+	sb_puts(&b, stack[from]->name);
+	err_at(v, stack[from]->loc, "instruction '%s' depends on itself: %s",
+	       stack[from]->name, sb_str(&b));
+	sb_free(&b);
+}
+
+/* Iterative DFS over operands with three colours: unmarked (white),
+ * grey (on the stack) and black (done). One cycle per computation is
+ * reported. */
+static void check_cycles(V *v, HloModule *m, HloComp *c)
+{
+	if (!m || c->n == 0)
+		return;
+	unsigned grey = hlo_new_mark(m), black = hlo_new_mark(m);
+	HloInstr **stack = malloc(sizeof *stack * (size_t)c->n);
+	int *next = malloc(sizeof *next * (size_t)c->n);
+	for (int s = 0; stack && next && s < c->n; s++) {
+		if (c->instrs[s]->mark == grey || c->instrs[s]->mark == black)
+			continue;
+		int top = 0;
+		stack[0] = c->instrs[s];
+		next[0] = 0;
+		stack[0]->mark = grey;
+		while (top >= 0) {
+			HloInstr *x = stack[top];
+			if (next[top] == x->nops) {
+				x->mark = black;
+				top--;
+				continue;
+			}
+			HloInstr *o = x->ops[next[top]++];
+			if (!o || o->parent != c || o->mark == black)
+				continue;
+			if (o->mark == grey) {
+				int from = top;
+				while (stack[from] != o)
+					from--;
+				report_cycle(v, stack, from, top);
+				goto out;
+			}
+			o->mark = grey;
+			stack[++top] = o;
+			next[top] = 0;
+		}
+	}
+out:
+	free(stack);
+	free(next);
+}
+
+static void check_comp(V *v, HloModule *m, HloComp *c)
+{
+	check_root(v, c);
+	check_params(v, c);
+	check_cycles(v, m, c);
+	for (int i = 0; i < c->n && !full(v); i++) {
+		check_instr(v, c->instrs[i]);
+		if (v->tmp.used_total > ((size_t)1 << 20))
+			arena_reset(&v->tmp);
+	}
+}
+
+static void check_entry(V *v, const HloModule *m)
+{
+	const HloComp *first = NULL;
+	for (int i = 0; i < m->ncomps; i++) {
+		const HloComp *c = m->comps[i];
+		if (!c->is_entry)
+			continue;
+		if (first)
+			err_at(v, c->loc,
+			       "computation '%s' is a second ENTRY "
+			       "(the first is '%s')",
+			       c->name, first->name);
+		first = first ? first : c;
+	}
+	if (!m->entry)
+		err_at(v, (SrcLoc){0, 0},
+		       "module '%s' has no entry computation",
+		       m->name ? m->name : "");
+}
+
+bool verify_module(HloModule *m, Diag *d, const SrcFile *f)
+{
+	V v = {.d = d, .f = f, .m = m, .start = d->errors};
+	arena_init(&v.tmp);
+	check_entry(&v, m);
+	for (int i = 0; i < m->ncomps && !full(&v); i++)
+		check_comp(&v, m, m->comps[i]);
+	if (full(&v))
+		diag_report(d, DIAG_NOTE, f, (SrcLoc){0, 0},
+			    "too many errors; stopped after %d", MAX_ERRORS);
+	arena_free(&v.tmp);
+	return d->errors == v.start;
+}
+
+bool verify_instr(HloInstr *ins, Diag *d, const SrcFile *f)
+{
+	V v = {.d = d, .f = f, .start = d->errors};
+	v.m = ins->parent ? ins->parent->module : NULL;
+	arena_init(&v.tmp);
+	check_instr(&v, ins);
+	arena_free(&v.tmp);
+	return d->errors == v.start;
+}

@@ -1,0 +1,170 @@
+/* test_corpus.c - conformance over ../shared/corpus/hlo: every module
+ * parses, verifies, keeps its instruction count (INDEX.tsv), and prints to
+ * a fixed point: print(parse(print(parse(x)))) == print(parse(x)). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "parse.h"
+#include "print.h"
+#include "verify.h"
+
+/* Modules that must NOT load, with the reason. Everything else must. */
+static const struct {
+	const char *file, *why;
+} expected_invalid[] = {
+	{"openxla__xla/xla__tools__tests__data__invalid_concat.hlo",
+	 "invalid on purpose: concatenate of mismatched shapes (README)"},
+};
+
+static char *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *b = malloc((size_t)len + 1);
+	*n = fread(b, 1, (size_t)len, f);
+	b[*n] = 0;
+	fclose(f);
+	return b;
+}
+
+static int count_instrs(const HloModule *m)
+{
+	/* INDEX counts "name = ..." statements: no inline bodies and no
+	 * unnamed nested operands. */
+	int n = 0;
+	for (int i = 0; i < m->ncomps; i++) {
+		const HloComp *c = m->comps[i];
+		for (int j = 0; j < c->n && !c->inlined; j++)
+			n += !c->instrs[j]->nested;
+	}
+	return n;
+}
+
+static bool is_expected_invalid(const char *file)
+{
+	for (size_t i = 0; i < sizeof expected_invalid / sizeof *expected_invalid; i++)
+		if (!strcmp(file, expected_invalid[i].file))
+			return true;
+	return false;
+}
+
+static HloModule *load(const char *name, const char *text, size_t n, Diag *d)
+{
+	SrcFile f = {name, text, n, 0};
+	HloModule *m = parse_module(&f, d, NULL);
+	if (m && !verify_module(m, d, &f)) {
+		hlo_module_free(m);
+		m = NULL;
+	}
+	return m;
+}
+
+/* Checks one module; returns a malloc'd failure message or NULL. */
+static char *check_one(const char *path, const char *file, int want_instrs)
+{
+	size_t n;
+	char *text = slurp(path, &n), *msg = NULL;
+	if (!text)
+		return strdup("cannot read");
+	Diag d;
+	diag_init(&d);
+	d.max_warnings = 0;
+	HloModule *m = load(file, text, n, &d), *m2 = NULL;
+	StrBuf p1, p2;
+	sb_init(&p1);
+	sb_init(&p2);
+	if (is_expected_invalid(file)) {
+		if (m || d.errors == 0)
+			msg = strdup("expected a verifier error, got none");
+		goto done;
+	}
+	if (!m) {
+		msg = strdup(diag_text(&d));
+		goto done;
+	}
+	if (count_instrs(m) != want_instrs) {
+		char buf[128];
+		snprintf(buf, sizeof buf, "instruction count %d, INDEX says %d",
+			 count_instrs(m), want_instrs);
+		msg = strdup(buf);
+		goto done;
+	}
+	print_module(&p1, m, &print_opts_default);
+	m2 = load("<printed>", sb_str(&p1), p1.len, &d);
+	if (!m2) {
+		msg = strdup(diag_text(&d));
+		goto done;
+	}
+	print_module(&p2, m2, &print_opts_default);
+	if (strcmp(sb_str(&p1), sb_str(&p2)))
+		msg = strdup("printing is not a fixed point");
+	else if (hlo_module_instr_count(m2) != hlo_module_instr_count(m))
+		msg = strdup("printed module has a different instruction count");
+done:
+	hlo_module_free(m);
+	hlo_module_free(m2);
+	sb_free(&p1);
+	sb_free(&p2);
+	diag_free(&d);
+	free(text);
+	return msg;
+}
+
+static void test_corpus(void **state)
+{
+	(void)state;
+	char index[4096];
+	snprintf(index, sizeof index, "%s/INDEX.tsv", XR_CORPUS_DIR);
+	FILE *f = fopen(index, "r");
+	if (!f) {
+		print_message("corpus not found at %s\n", XR_CORPUS_DIR);
+		skip();
+	}
+	char line[1 << 16];
+	int total = 0, failed = 0;
+	fgets(line, sizeof line, f); /* header */
+	while (fgets(line, sizeof line, f)) {
+		char *cols[8] = {0};
+		char *s = line;
+		for (int i = 0; i < 8 && s; i++) {
+			cols[i] = s;
+			s = strchr(s, '\t');
+			if (s)
+				*s++ = 0;
+		}
+		if (!cols[3])
+			continue;
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s", XR_CORPUS_DIR, cols[0]);
+		total++;
+		char *msg = check_one(path, cols[0], atoi(cols[3]));
+		if (msg) {
+			failed++;
+			print_message("FAIL %s: %s\n", cols[0], msg);
+			free(msg);
+		}
+	}
+	fclose(f);
+	print_message("corpus: %d modules, %d failed\n", total, failed);
+	assert_true(total >= 396);
+	assert_int_equal(failed, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_corpus),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
