@@ -1,0 +1,235 @@
+/* test_hlo.c - the IR core: opcode and attribute tables, use lists,
+ * names, deep copy, walks. */
+/* clang-format off */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+#include "print.h"
+
+static HloModule *load(const char *text)
+{
+	Diag d;
+	diag_init(&d);
+	SrcFile f = {"t.hlo", text, strlen(text), 0};
+	HloModule *m = parse_module(&f, &d, NULL);
+	if (!m)
+		print_message("%s", diag_text(&d));
+	diag_free(&d);
+	assert_non_null(m);
+	return m;
+}
+
+static char *print_str(const HloModule *m)
+{
+	StrBuf b;
+	sb_init(&b);
+	print_module(&b, m, &print_opts_default);
+	return sb_take(&b);
+}
+
+static const char *chain =
+	"HloModule chain\n"
+	"ENTRY main {\n"
+	"  p = f32[4] parameter(0)\n"
+	"  a = f32[4] add(p, p)\n"
+	"  b = f32[4] multiply(a, p)\n"
+	"  ROOT c = f32[4] negate(b)\n"
+	"}\n";
+
+static void opcode_table_round_trips(void **st)
+{
+	(void)st;
+	for (int op = 1; op < HLO_OPCODE_COUNT; op++) {
+		const char *s = hlo_opcode_name((HloOpcode)op);
+		assert_int_equal(hlo_opcode_parse(s, (int)strlen(s)), op);
+		if (op > 1) /* sorted: the parser binary-searches */
+			assert_true(strcmp(hlo_opcode_name((HloOpcode)(op - 1)), s) < 0);
+	}
+	assert_int_equal(hlo_opcode_parse("addd", 4), HLO_INVALID);
+	assert_int_equal(hlo_opcode_parse("ad", 2), HLO_INVALID);
+	assert_int_equal(hlo_opcode_parse("add", 3), HLO_ADD);
+	assert_true(hlo_opcode_flags(HLO_ADD) & XF_COMM);
+	assert_true(hlo_opcode_flags(HLO_EXP) & XF_EXP);
+	assert_int_equal(hlo_opcode_class(HLO_IS_FINITE), OC_UNARY_PRED);
+	assert_int_equal(HLO_OPCODE_COUNT - 1, 132);
+}
+
+static void attr_table_round_trips(void **st)
+{
+	(void)st;
+	for (int k = 1; k < A_COUNT; k++) {
+		const char *s = hlo_attr_name((AttrKey)k);
+		assert_int_equal(hlo_attr_parse(s, (int)strlen(s)), k);
+	}
+	assert_int_equal(hlo_attr_parse("metadata", 8), A_RAW);
+	assert_int_equal(hlo_attr_kind(A_DIMENSIONS), AV_INTS);
+	assert_int_equal(hlo_attr_kind(A_TO_APPLY), AV_COMP);
+}
+
+static void users_follow_operands(void **st)
+{
+	(void)st;
+	HloModule *m = load(chain);
+	HloComp *c = m->entry;
+	HloInstr *p = hlo_comp_find(c, "p"), *a = hlo_comp_find(c, "a"),
+		 *b = hlo_comp_find(c, "b");
+	assert_int_equal(p->nusers, 2); /* a (once, though used twice) and b */
+	assert_ptr_equal(p->users[0], a);
+	assert_ptr_equal(p->users[1], b);
+	hlo_set_operand(b, 0, p); /* b = multiply(p, p) */
+	assert_int_equal(a->nusers, 0);
+	assert_int_equal(p->nusers, 2);
+	hlo_instr_remove(a);
+	assert_null(hlo_comp_find(c, "a"));
+	assert_int_equal(c->n, 3);
+	assert_int_equal(p->nusers, 1);
+	hlo_module_free(m);
+}
+
+static void replace_all_uses_moves_root(void **st)
+{
+	(void)st;
+	HloModule *m = load(chain);
+	HloComp *c = m->entry;
+	HloInstr *b = hlo_comp_find(c, "b"), *cc = hlo_comp_find(c, "c"),
+		 *p = hlo_comp_find(c, "p");
+	hlo_replace_all_uses(cc, b);
+	assert_ptr_equal(c->root, b);
+	hlo_replace_all_uses(b, p);
+	assert_int_equal(b->nusers, 0);
+	assert_ptr_equal(cc->ops[0], p);
+	assert_ptr_equal(c->root, p);
+	hlo_module_free(m);
+}
+
+static void names_are_unique_per_computation(void **st)
+{
+	(void)st;
+	HloModule *m = load(chain);
+	HloComp *c = m->entry;
+	assert_string_equal(hlo_comp_unique_name(c, "a"), "a.1");
+	assert_string_equal(hlo_comp_unique_name(c, "fresh"), "fresh");
+	HloInstr *a = hlo_comp_find(c, "a");
+	assert_false(hlo_instr_rename(a, "b"));
+	assert_true(hlo_instr_rename(a, "a2"));
+	assert_ptr_equal(hlo_comp_find(c, "a2"), a);
+	assert_null(hlo_comp_find(c, "a"));
+	assert_null(hlo_instr_new(c, HLO_NEGATE, a->shape, "b", 1, &a));
+	HloInstr *n = hlo_instr_new(c, HLO_NEGATE, a->shape, NULL, 1, &a);
+	assert_non_null(n);
+	assert_string_equal(n->name, "negate");
+	assert_string_equal(hlo_module_unique_comp_name(m, "main"), "main.1");
+	hlo_module_free(m);
+}
+
+static void clone_is_deep_and_prints_the_same(void **st)
+{
+	(void)st;
+	const char *text =
+		"HloModule m, is_scheduled=true\n"
+		"add { x = f32[] parameter(0)  y = f32[] parameter(1)\n"
+		"  ROOT s = f32[] add(x, y) }\n"
+		"ENTRY main {\n"
+		"  p = f32[4,8]{0,1} parameter(0)\n"
+		"  z = f32[] constant(0)\n"
+		"  r = f32[4] reduce(p, z), dimensions={1}, to_apply=add,"
+		" metadata={op_name=\"r\"}\n"
+		"  k = f32[2,2] constant({ { 1, 2 }, { 3, 4 } })\n"
+		"  ROOT t = (f32[4], f32[2,2]) tuple(r, k)\n"
+		"}\n";
+	HloModule *m = load(text), *c = hlo_module_clone(m);
+	assert_non_null(c);
+	char *a = print_str(m), *b = print_str(c);
+	assert_string_equal(a, b);
+	HloInstr *r = hlo_comp_find(c->entry, "r");
+	assert_ptr_equal(hlo_attr_comp(r, A_TO_APPLY), hlo_module_find_comp(c, "add"));
+	assert_ptr_not_equal(hlo_attr_comp(r, A_TO_APPLY),
+			     hlo_module_find_comp(m, "add"));
+	assert_ptr_equal(r->ops[0], hlo_comp_find(c->entry, "p"));
+	hlo_module_free(m); /* the copy must not share memory */
+	char *b2 = print_str(c);
+	assert_string_equal(b, b2);
+	free(a);
+	free(b);
+	free(b2);
+	hlo_module_free(c);
+}
+
+static void post_order_puts_operands_first(void **st)
+{
+	(void)st;
+	const char *text = "ENTRY main {\n"
+			   "  ROOT c = f32[4] negate(b)\n"
+			   "  b = f32[4] add(a, a)\n"
+			   "  a = f32[4] parameter(0)\n"
+			   "  dead = f32[4] abs(a)\n"
+			   "}\n";
+	HloModule *m = load(text);
+	HloInstr **order;
+	int n = hlo_comp_post_order(m->entry, &order);
+	assert_int_equal(n, 4);
+	assert_string_equal(order[0]->name, "a");
+	assert_string_equal(order[1]->name, "b");
+	assert_string_equal(order[2]->name, "c");
+	assert_string_equal(order[3]->name, "dead");
+	free(order);
+	hlo_module_free(m);
+}
+
+static void post_order_reports_cycles(void **st)
+{
+	(void)st;
+	const char *text = "ENTRY main {\n"
+			   "  p = f32[4] parameter(0)\n"
+			   "  a = f32[4] add(p, b)\n"
+			   "  ROOT b = f32[4] add(p, a)\n"
+			   "}\n";
+	HloModule *m = load(text);
+	HloInstr **order;
+	assert_int_equal(hlo_comp_post_order(m->entry, &order), -1);
+	assert_null(order);
+	hlo_module_free(m);
+}
+
+static void comp_post_order_puts_callees_first(void **st)
+{
+	(void)st;
+	const char *text =
+		"ENTRY main { p = f32[] parameter(0)\n"
+		"  ROOT c = f32[] call(p), to_apply=f }\n"
+		"f { x = f32[] parameter(0) ROOT y = f32[] call(x), to_apply=g }\n"
+		"g { x = f32[] parameter(0) ROOT y = f32[] negate(x) }\n";
+	HloModule *m = load(text);
+	HloComp **order;
+	int n = hlo_module_comp_post_order(m, &order);
+	assert_int_equal(n, 3);
+	assert_string_equal(order[0]->name, "g");
+	assert_string_equal(order[1]->name, "f");
+	assert_string_equal(order[2]->name, "main");
+	assert_ptr_equal(m->entry, hlo_module_find_comp(m, "main"));
+	free(order);
+	hlo_module_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(opcode_table_round_trips),
+		cmocka_unit_test(attr_table_round_trips),
+		cmocka_unit_test(users_follow_operands),
+		cmocka_unit_test(replace_all_uses_moves_root),
+		cmocka_unit_test(names_are_unique_per_computation),
+		cmocka_unit_test(clone_is_deep_and_prints_the_same),
+		cmocka_unit_test(post_order_puts_operands_first),
+		cmocka_unit_test(post_order_reports_cycles),
+		cmocka_unit_test(comp_post_order_puts_callees_first),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
