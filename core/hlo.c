@@ -519,6 +519,8 @@ int hlo_comp_post_order(HloComp *c, HloInstr ***out)
 		free(stack);
 		return -1;
 	}
+	for (int i = 0; i < c->n; i++) /* marks may hold other walks' data */
+		c->instrs[i]->mark = 0;
 	unsigned open = hlo_new_mark(m), done = hlo_new_mark(m);
 	int k = 0;
 	if (c->root)
