@@ -567,6 +567,11 @@ static Literal *parse_literal(P *p, const Shape *s, const char *who)
 		return set_scalar(p, l, 0) ? l : NULL;
 	}
 	if (lex_peek(&p->lx) != '{') { /* one value for every element */
+		if (l->n == 0) { /* f32[0,3] constant(1): parse, keep nothing */
+			Shape *one = shape_scalar(&p->m->arena, s->type);
+			Literal *tmp = one ? literal_new(&p->m->arena, one) : NULL;
+			return tmp && set_scalar(p, tmp, 0) ? l : NULL;
+		}
 		if (!set_scalar(p, l, 0))
 			return NULL;
 		size_t eb = (size_t)dtype_bytes(s->type);
@@ -1336,6 +1341,7 @@ static HloInstr *parse_instr(P *p, HloComp *c, bool *is_root)
 	if (lex_peek_ident(&p->lx, false) == 4 && !memcmp(p->lx.p, "ROOT", 4)) {
 		p->lx.p += 4;
 		*is_root = true;
+		lex_skip(&p->lx);
 	}
 	SrcLoc loc = lex_loc(&p->lx);
 	if (!lex_name(&p->lx, &s, &n)) {

@@ -184,6 +184,10 @@ static bool arity_ok(V *v, const HloInstr *ins)
 			want = "the operand, the update and one start index "
 			       "per dimension";
 		break;
+	case HLO_RNG: /* XLA's rng_expander tests pass a third operand */
+		if (n < 2)
+			want = "at least the two distribution parameters";
+		break;
 	case HLO_CONCATENATE:
 	case HLO_MAP:
 	case HLO_SORT:
@@ -533,12 +537,17 @@ static void reducer(V *v, const HloInstr *ins, const char *role,
 	}
 	for (int i = 0; i < n; i++) {
 		const Shape *acc = n == 1 ? rs : rs->tuple[i];
-		Dtype it = oshape(ins, init0 + i)->type;
-		if (!is_scalar(acc) || !fp_eq(acc->type, it)) {
+		const Shape *init = oshape(ins, init0 + i);
+		if (!is_scalar(acc)) {
+			err(v, ins, "%s '%s' must return scalars, returns %s",
+			    role, c->name, str(v, rs));
+			return;
+		}
+		if (!fp_eq(acc->type, init->type)) {
 			err(v, ins,
-			    "%s '%s' returns %s where the init value is "
-			    "%s[]",
-			    role, c->name, str(v, acc), dtype_name(it));
+			    "%s '%s' returns %s where the init value "
+			    "is %s",
+			    role, c->name, str(v, acc), str(v, init));
 			return;
 		}
 		if (!scalar_param(v, ins, role, c, &ps, i, acc->type) ||

@@ -1,0 +1,209 @@
+/* test_npy.c - .npy reading and writing. */
+/* clang-format off */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "npy.h"
+
+static char tmpdir[] = "/tmp/xr-npy-XXXXXX";
+
+static int setup(void **st)
+{
+	(void)st;
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **st)
+{
+	(void)st;
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static const char *tmp(const char *name)
+{
+	static char buf[256];
+	snprintf(buf, sizeof buf, "%s/%s", tmpdir, name);
+	return buf;
+}
+
+/* Builds a .npy image by hand: version, header dict, raw data. */
+static size_t make_npy(unsigned char *out, int major, const char *dict,
+		       const void *data, size_t n)
+{
+	size_t hl = strlen(dict), off = major == 1 ? 10 : 12;
+	memcpy(out, "\x93NUMPY", 6);
+	out[6] = (unsigned char)major;
+	out[7] = 0;
+	out[8] = (unsigned char)(hl & 0xff);
+	out[9] = (unsigned char)(hl >> 8);
+	if (major > 1)
+		out[10] = out[11] = 0;
+	memcpy(out + off, dict, hl);
+	memcpy(out + off + hl, data, n);
+	return off + hl + n;
+}
+
+static void round_trips_every_numpy_type(void **st)
+{
+	(void)st;
+	static const Dtype types[] = {DT_PRED, DT_S8,  DT_S16, DT_S32, DT_S64,
+				      DT_U8,   DT_U16, DT_U32, DT_U64, DT_F16,
+				      DT_F32,  DT_F64, DT_C64, DT_C128};
+	for (size_t k = 0; k < sizeof types / sizeof *types; k++) {
+		Arena a;
+		arena_init(&a);
+		Diag d;
+		diag_init(&d);
+		int64_t dims[] = {2, 3};
+		Shape *s = shape_array(&a, types[k], 2, dims);
+		Literal *l = literal_new(&a, s);
+		literal_fill_pseudo_random(l, 42 + k);
+		const char *note = "x";
+		assert_true(npy_write(tmp("t.npy"), l, &d, &note));
+		assert_null(note);
+		Literal *r = npy_read(&a, tmp("t.npy"), &d);
+		assert_non_null(r);
+		assert_int_equal(r->shape->type, types[k]);
+		assert_true(literal_equal(l, r));
+		diag_free(&d);
+		arena_free(&a);
+	}
+}
+
+static void reads_big_endian_and_v2_v3(void **st)
+{
+	(void)st;
+	Arena a;
+	arena_init(&a);
+	Diag d;
+	diag_init(&d);
+	unsigned char buf[256];
+	const unsigned char be[] = {0, 0, 0, 1, 0, 0, 1, 0}; /* >i4: 1, 256 */
+	size_t n = make_npy(buf, 1,
+			    "{'descr': '>i4', 'fortran_order': False, 'shape': (2,), }\n",
+			    be, sizeof be);
+	Literal *l = npy_parse(&a, "be.npy", buf, n, &d);
+	assert_non_null(l);
+	assert_int_equal(literal_get_i64(l, 0), 1);
+	assert_int_equal(literal_get_i64(l, 1), 256);
+	float f[2] = {1.5f, -2.0f};
+	for (int major = 2; major <= 3; major++) {
+		n = make_npy(buf, major,
+			     "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2), }\n",
+			     f, sizeof f);
+		l = npy_parse(&a, "v.npy", buf, n, &d);
+		assert_non_null(l);
+		assert_int_equal(l->shape->rank, 2);
+		assert_true(literal_get_f64(l, 1) == -2.0);
+	}
+	n = make_npy(buf, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (), }\n",
+		     (double[]){3.25}, 8);
+	l = npy_parse(&a, "scalar.npy", buf, n, &d);
+	assert_non_null(l);
+	assert_int_equal(l->shape->rank, 0);
+	assert_true(literal_get_f64(l, 0) == 3.25);
+	diag_free(&d);
+	arena_free(&a);
+}
+
+static void expect_error(const unsigned char *buf, size_t n, const char *text)
+{
+	Arena a;
+	arena_init(&a);
+	Diag d;
+	diag_init(&d);
+	assert_null(npy_parse(&a, "bad.npy", buf, n, &d));
+	if (!strstr(diag_text(&d), text))
+		print_message("got: %s", diag_text(&d));
+	assert_non_null(strstr(diag_text(&d), "bad.npy: error:"));
+	assert_non_null(strstr(diag_text(&d), text));
+	diag_free(&d);
+	arena_free(&a);
+}
+
+static void rejects_bad_files_clearly(void **st)
+{
+	(void)st;
+	unsigned char buf[256];
+	float f[4] = {0};
+	size_t n = make_npy(buf, 1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }\n",
+			    f, sizeof f);
+	expect_error(buf, n, "Fortran-order");
+	n = make_npy(buf, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }\n",
+		     f, 8);
+	expect_error(buf, n, "truncated data");
+	expect_error((const unsigned char *)"PK\x03\x04", 4, "not a .npy file");
+	n = make_npy(buf, 1, "{'descr': '<U3', 'fortran_order': False, 'shape': (1,), }\n",
+		     f, 12);
+	expect_error(buf, n, "unsupported dtype");
+	n = make_npy(buf, 1, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }\n",
+		     f, 4);
+	expect_error(buf, n, "structured");
+	buf[6] = 9;
+	expect_error(buf, n, "unsupported .npy format version 9.0");
+	n = make_npy(buf, 1, "{'descr': '<f4'", f, 0);
+	buf[8] = 200; /* header longer than the file */
+	expect_error(buf, n, "truncated header");
+}
+
+static void narrow_types_go_through_float32(void **st)
+{
+	(void)st;
+	Arena a;
+	arena_init(&a);
+	Diag d;
+	diag_init(&d);
+	int64_t dims[] = {3};
+	Literal *l = literal_new(&a, shape_array(&a, DT_BF16, 1, dims));
+	literal_set_f64(l, 0, 0.1);
+	literal_set_f64(l, 1, -3);
+	literal_set_f64(l, 2, 1e30);
+	const char *note = NULL;
+	assert_true(npy_write(tmp("b.npy"), l, &d, &note));
+	assert_non_null(note);
+	assert_non_null(strstr(note, "float32"));
+	Literal *r = npy_read(&a, tmp("b.npy"), &d);
+	assert_int_equal(r->shape->type, DT_F32);
+	Literal *back = literal_convert(&a, r, DT_BF16);
+	assert_true(literal_equal(l, back));
+	assert_string_equal(npy_dtype_name(DT_F8E4M3FN), "float32");
+	assert_string_equal(npy_dtype_name(DT_S4), "int8");
+	diag_free(&d);
+	arena_free(&a);
+}
+
+static void write_fails_cleanly(void **st)
+{
+	(void)st;
+	Arena a;
+	arena_init(&a);
+	Diag d;
+	diag_init(&d);
+	Literal *l = literal_new(&a, shape_scalar(&a, DT_F32));
+	assert_false(npy_write("/nonexistent-dir/x.npy", l, &d, NULL));
+	assert_non_null(strstr(diag_text(&d), "cannot write"));
+	diag_free(&d);
+	arena_free(&a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(round_trips_every_numpy_type),
+		cmocka_unit_test(reads_big_endian_and_v2_v3),
+		cmocka_unit_test(rejects_bad_files_clearly),
+		cmocka_unit_test(narrow_types_go_through_float32),
+		cmocka_unit_test(write_fails_cleanly),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,507 @@
+/* test_verify.c - the HLO verifier (core/verify.c): module structure,
+ * operands, attributes, element types, declared against inferred shapes
+ * and called computation signatures. Each test names the rule it breaks
+ * and checks the located message. */
+/* cmocka.h needs these first, in this order. */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include <stdio.h>
+#include <string.h>
+
+#include "parse.h"
+#include "verify.h"
+
+/* Parses and verifies text; returns "" when it verifies, else the
+ * diagnostics. The text must parse. */
+static const char *verify(const char *text)
+{
+	static char out[8192];
+	SrcFile f = {"t.hlo", text, strlen(text), 0};
+	Diag d;
+	diag_init(&d);
+	HloModule *m = parse_module(&f, &d, NULL);
+	if (!m)
+		fail_msg("does not parse:\n%s", diag_text(&d));
+	bool ok = verify_module(m, &d, &f);
+	assert_true(ok == (d.errors == 0));
+	snprintf(out, sizeof out, "%s", ok ? "" : diag_text(&d));
+	diag_free(&d);
+	hlo_module_free(m);
+	return out;
+}
+
+static void check_error(const char *got, const char *want)
+{
+	if (!strstr(got, want))
+		fail_msg("expected error\n  %s\ngot\n  %s", want, got);
+}
+
+#define MOD(body)   "HloModule t\n\n" body
+#define ENTRY(body) "HloModule t\n\nENTRY e {\n" body "}\n"
+
+#define ADD_F32                                                       \
+	"add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n" \
+	"  ROOT s = f32[] add(a, b)\n}\n\n"
+
+/* --- well-formed modules pass --------------------------------------- */
+
+static void verify_accepts_axpy(void **st)
+{
+	(void)st;
+	assert_string_equal(
+		verify(MOD(
+			ADD_F32
+			"ENTRY main {\n"
+			"  alpha = f32[] parameter(0)\n"
+			"  x = f32[2,4]{1,0} parameter(1)\n"
+			"  y = f32[2,4]{1,0} parameter(2)\n"
+			"  ab = f32[2,4]{1,0} broadcast(alpha), dimensions={}\n"
+			"  ax = f32[2,4]{0,1} multiply(ab, x)\n"
+			"  axpy = f32[2,4]{1,0} add(ax, y)\n"
+			"  zero = f32[] constant(0)\n"
+			"  rowsum = f32[2]{0} reduce(axpy, zero), "
+			"dimensions={1}, "
+			"to_apply=add\n"
+			"  ROOT out = (f32[2,4]{1,0}, f32[2]{0}) tuple(axpy, "
+			"rowsum)\n"
+			"}\n")),
+		"");
+}
+
+static void verify_accepts_control_flow(void **st)
+{
+	(void)st;
+	assert_string_equal(
+		verify(MOD(
+			"cond {\n  c = (s32[], f32[4]) parameter(0)\n"
+			"  i = s32[] get-tuple-element(c), index=0\n"
+			"  n = s32[] constant(10)\n"
+			"  ROOT lt = pred[] compare(i, n), direction=LT\n}\n\n"
+			"body {\n  b = (s32[], f32[4]) parameter(0)\n"
+			"  i = s32[] get-tuple-element(b), index=0\n"
+			"  x = f32[4] get-tuple-element(b), index=1\n"
+			"  one = s32[] constant(1)\n  j = s32[] add(i, one)\n"
+			"  y = f32[4] negate(x)\n"
+			"  ROOT r = (s32[], f32[4]) tuple(j, y)\n}\n\n"
+			"ENTRY e {\n  p = (s32[], f32[4]) parameter(0)\n"
+			"  ROOT w = (s32[], f32[4]) while(p), condition=cond, "
+			"body=body\n}\n")),
+		"");
+}
+
+/* --- module structure ------------------------------------------------ */
+
+static void verify_entry_required(void **st)
+{
+	(void)st;
+	HloModule *m = hlo_module_new("m");
+	HloComp *c = hlo_comp_new(m, "c");
+	int64_t four = 4;
+	Shape *s = shape_array(&m->arena, DT_F32, 1, &four);
+	HloInstr *p = hlo_instr_new(c, HLO_PARAMETER, s, "p", 0, NULL);
+	p->param_no = 0;
+	c->root = p;
+	Diag d;
+	diag_init(&d);
+	assert_false(verify_module(m, &d, NULL));
+	check_error(diag_text(&d),
+		    "error: module 'm' has no entry computation");
+	assert_int_equal(d.errors, 1);
+	/* with the entry set it verifies */
+	hlo_module_set_entry(m, c);
+	diag_clear(&d);
+	assert_true(verify_module(m, &d, NULL));
+	diag_free(&d);
+	hlo_module_free(m);
+}
+
+static void verify_operand_in_other_computation(void **st)
+{
+	(void)st;
+	HloModule *m = hlo_module_new("m");
+	HloComp *c = hlo_comp_new(m, "c"), *e = hlo_comp_new(m, "e");
+	Shape *s = shape_scalar(&m->arena, DT_F32);
+	HloInstr *p = hlo_instr_new(c, HLO_PARAMETER, s, "p", 0, NULL);
+	c->root = p;
+	HloInstr *q = hlo_instr_new(e, HLO_NEGATE, s, "q", 1, &p);
+	e->root = q;
+	hlo_module_set_entry(m, e);
+	Diag d;
+	diag_init(&d);
+	assert_false(verify_module(m, &d, NULL));
+	check_error(diag_text(&d),
+		    "negate 'q': operand 0 'p' belongs to computation 'c'");
+	/* a root that lives elsewhere */
+	diag_clear(&d);
+	e->root = p;
+	assert_false(verify_module(m, &d, NULL));
+	check_error(diag_text(&d), "root 'p' of computation 'e' belongs to "
+				   "another computation");
+	diag_free(&d);
+	hlo_module_free(m);
+}
+
+static void verify_parameter_numbers(void **st)
+{
+	(void)st;
+	check_error(
+		verify(ENTRY("  p = f32[] parameter(0)\n"
+			     "  q = f32[] parameter(2)\n"
+			     "  ROOT r = f32[] add(p, q)\n")),
+		"t.hlo:5:3: error: parameter 'q': parameter number 2 is out "
+		"of range: computation 'e' has 2 parameters");
+	check_error(verify(ENTRY("  p = f32[] parameter(0)\n"
+				 "  q = f32[] parameter(0)\n"
+				 "  ROOT r = f32[] add(p, q)\n")),
+		    "t.hlo:5:3: error: parameter 'q': parameter number 0 is "
+		    "already used by 'p'");
+}
+
+static void verify_cycle(void **st)
+{
+	(void)st;
+	const char *got = verify(ENTRY("  p = f32[4] parameter(0)\n"
+				       "  x = f32[4] add(z, p)\n"
+				       "  y = f32[4] negate(x)\n"
+				       "  z = f32[4] exponential(y)\n"
+				       "  ROOT r = f32[4] negate(z)\n"));
+	check_error(got, "t.hlo:5:3: error: instruction 'x' depends on itself: "
+			 "x -> z -> y -> x");
+}
+
+/* --- operands and attributes ---------------------------------------- */
+
+static void verify_operand_count(void **st)
+{
+	(void)st;
+	check_error(verify(ENTRY("  p = f32[4] parameter(0)\n"
+				 "  ROOT n = f32[4] negate(p, p)\n")),
+		    "negate 'n': expects 1 operand, got 2");
+	check_error(verify(MOD(ADD_F32
+			       "ENTRY e {\n"
+			       "  p = f32[4] parameter(0)\n"
+			       "  z = f32[] constant(0)\n"
+			       "  r = f32[] reduce(p, z, p), dimensions={0}, "
+			       "to_apply=add\n}\n")),
+		    "t.hlo:12:3: error: reduce 'r': expects inputs and as many "
+		    "init values, got 3 operands");
+	check_error(
+		verify(ENTRY("  p = f32[4,4] parameter(0)\n"
+			     "  i = s32[] parameter(1)\n"
+			     "  d = f32[2,2] dynamic-slice(p, i, i, i), "
+			     "dynamic_slice_sizes={2,2}\n")),
+		"dynamic-slice 'd': expects the operand and one start index "
+		"per dimension, got 4 operands");
+}
+
+static void verify_required_attributes(void **st)
+{
+	(void)st;
+	check_error(
+		verify(ENTRY("  p = f32[4] parameter(0)\n"
+			     "  c = pred[4] compare(p, p)\n")),
+		"t.hlo:5:3: error: compare 'c': missing direction attribute");
+	check_error(verify(ENTRY("  p = f32[4] parameter(0)\n"
+				 "  z = f32[] constant(0)\n"
+				 "  r = f32[] reduce(p, z), dimensions={0}\n")),
+		    "reduce 'r': missing to_apply attribute");
+	check_error(verify(ENTRY("  p = f32[4] parameter(0)\n"
+				 "  b = f32[2,4] broadcast(p)\n")),
+		    "broadcast 'b': missing dimensions attribute");
+	check_error(verify(MOD(ADD_F32 "ENTRY e {\n  p = f32[] parameter(0)\n"
+				       "  f = f32[] fusion(p, p), kind=kFast, "
+				       "calls=add\n}\n")),
+		    "fusion 'f': unknown fusion kind kFast");
+}
+
+static void verify_attribute_values(void **st)
+{
+	(void)st;
+	check_error(
+		verify(ENTRY("  p = (f32[], s32[]) parameter(0)\n"
+			     "  g = s32[] get-tuple-element(p), index=2\n")),
+		"get-tuple-element 'g': index 2 is out of range for "
+		"(f32[], s32[])");
+	check_error(verify(ENTRY("  i = s32[4,4] iota(), iota_dimension=2\n")),
+		    "iota 'i': iota_dimension 2 is out of range for s32[4,4]");
+	check_error(verify(ENTRY(
+			    "  p = f32[2,3] parameter(0)\n"
+			    "  t = f32[3,2] transpose(p), dimensions={0,0}\n")),
+		    "transpose 't': dimensions (a permutation): dimension 0 "
+		    "repeated");
+}
+
+/* --- element types ---------------------------------------------------- */
+
+static void verify_operand_types(void **st)
+{
+	(void)st;
+	check_error(verify(ENTRY("  p = f32[4] parameter(0)\n"
+				 "  x = f32[4] and(p, p)\n")),
+		    "t.hlo:5:3: error: and 'x': operand 0 'p' is f32[4], "
+		    "expected pred or an integer type");
+	check_error(verify(ENTRY("  p = s32[4] parameter(0)\n"
+				 "  x = s32[4] exponential(p)\n")),
+		    "exponential 'x': operand 0 'p' is s32[4], expected "
+		    "floating point or complex");
+	check_error(verify(ENTRY("  c = s32[4] parameter(0)\n"
+				 "  p = f32[4] parameter(1)\n"
+				 "  s = f32[4] select(c, p, p)\n")),
+		    "select 's': operand 0 'c' is s32[4], expected pred");
+	check_error(verify(ENTRY("  p = f32[8] parameter(0)\n"
+				 "  i = f32[] parameter(1)\n"
+				 "  d = f32[2] dynamic-slice(p, i), "
+				 "dynamic_slice_sizes={2}\n")),
+		    "dynamic-slice 'd': operand 1 'i' is f32[], expected an "
+		    "integer type");
+	check_error(verify(ENTRY("  i = pred[4] iota(), iota_dimension=0\n")),
+		    "iota 'i': cannot make an iota of pred[4]");
+	assert_string_equal(verify(ENTRY("  p = pred[4] parameter(0)\n"
+					 "  ROOT x = pred[4] xor(p, p)\n")),
+			    "");
+}
+
+/* --- declared against inferred --------------------------------------- */
+
+static void verify_declared_shape(void **st)
+{
+	(void)st;
+	check_error(verify(ENTRY("  p = f32[4] parameter(0)\n"
+				 "  x = f32[5] negate(p)\n")),
+		    "t.hlo:5:3: error: declared shape f32[5] of 'x' does not "
+		    "match inferred f32[4]");
+	check_error(verify(ENTRY("  p = f32[4] parameter(0)\n"
+				 "  x = f32[4] broadcast(p), dimensions={0}\n"
+				 "  y = s32[4] convert(p)\n"
+				 "  c = s32[4] compare(p, p), direction=EQ\n")),
+		    "t.hlo:7:3: error: declared shape s32[4] of 'c' does not "
+		    "match inferred pred[4]");
+	/* layouts do not matter */
+	assert_string_equal(
+		verify(ENTRY("  p = f32[2,3]{0,1} parameter(0)\n"
+			     "  ROOT x = f32[2,3]{1,0} negate(p)\n")),
+		"");
+	/* broadcast keeps the operand's element type */
+	check_error(
+		verify(ENTRY("  p = s32[4] parameter(0)\n"
+			     "  b = f32[2,4] broadcast(p), dimensions={1}\n")),
+		"declared shape f32[2,4] of 'b' does not match inferred "
+		"s32[2,4]");
+	/* opaque opcodes keep their declared shape */
+	assert_string_equal(
+		verify(ENTRY("  p = f32[4] parameter(0)\n"
+			     "  ROOT c = (s8[3], u32[]) custom-call(p), "
+			     "custom_call_target=\"foo\"\n")),
+		"");
+}
+
+/* --- called computations --------------------------------------------- */
+
+static void verify_reducer_signature(void **st)
+{
+	(void)st;
+	check_error(
+		verify(MOD(
+			"bad {\n  a = f32[] parameter(0)\n"
+			"  b = f32[] parameter(1)\n  c = f32[] parameter(2)\n"
+			"  ROOT s = f32[] add(a, b)\n}\n\n"
+			"ENTRY e {\n  p = f32[4] parameter(0)\n"
+			"  z = f32[] constant(0)\n"
+			"  r = f32[] reduce(p, z), dimensions={0}, "
+			"to_apply=bad\n}\n")),
+		"t.hlo:13:3: error: reduce 'r': to_apply 'bad' takes 3 "
+		"parameters, expected 2");
+	check_error(verify(MOD("bad {\n  a = s32[] parameter(0)\n"
+			       "  b = s32[] parameter(1)\n"
+			       "  ROOT s = s32[] add(a, b)\n}\n\n"
+			       "ENTRY e {\n  p = f32[4] parameter(0)\n"
+			       "  z = f32[] constant(0)\n"
+			       "  r = s32[] reduce(p, z), dimensions={0}, "
+			       "to_apply=bad\n}\n")),
+		    "reduce 'r': to_apply 'bad' returns s32[] where the init "
+		    "value is f32[]");
+	/* f32 accumulators over bf16 inputs are fine, as in XLA */
+	assert_string_equal(
+		verify(MOD(ADD_F32
+			   "ENTRY e {\n  p = bf16[4] parameter(0)\n"
+			   "  z = f32[] constant(0)\n"
+			   "  ROOT r = f32[] reduce(p, z), dimensions={0}, "
+			   "to_apply=add\n}\n")),
+		"");
+}
+
+static void verify_sort_comparator(void **st)
+{
+	(void)st;
+	check_error(
+		verify(MOD(ADD_F32 "ENTRY e {\n  p = f32[4] parameter(0)\n"
+				   "  s = f32[4] sort(p), dimensions={0}, "
+				   "to_apply=add\n}\n")),
+		"sort 's': comparator 'add' returns f32[], expected pred[]");
+	check_error(
+		verify(MOD(ADD_F32 "ENTRY e {\n  p = f32[4] parameter(0)\n"
+				   "  q = s32[4] parameter(1)\n"
+				   "  s = (f32[4], s32[4]) sort(p, q), "
+				   "dimensions={0}, to_apply=add\n}\n")),
+		"sort 's': comparator 'add' takes 2 parameters, expected 4");
+}
+
+static void verify_while_signature(void **st)
+{
+	(void)st;
+	check_error(verify(MOD("cond {\n  c = s32[] parameter(0)\n"
+			       "  ROOT n = s32[] negate(c)\n}\n\n"
+			       "body {\n  b = s32[] parameter(0)\n"
+			       "  ROOT n = s32[] negate(b)\n}\n\n"
+			       "ENTRY e {\n  p = s32[] parameter(0)\n"
+			       "  w = s32[] while(p), condition=cond, "
+			       "body=body\n}\n")),
+		    "t.hlo:15:3: error: while 'w': condition 'cond' returns "
+		    "s32[], expected pred[]");
+	check_error(verify(MOD("cond {\n  c = s32[] parameter(0)\n"
+			       "  ROOT t = pred[] constant(true)\n}\n\n"
+			       "body {\n  b = f32[] parameter(0)\n"
+			       "  ROOT n = s32[] constant(1)\n}\n\n"
+			       "ENTRY e {\n  p = s32[] parameter(0)\n"
+			       "  w = s32[] while(p), condition=cond, "
+			       "body=body\n}\n")),
+		    "while 'w': parameter 0 of body 'body' is f32[], expected "
+		    "s32[]");
+}
+
+static void verify_call_signature(void **st)
+{
+	(void)st;
+	check_error(
+		verify(MOD(ADD_F32
+			   "ENTRY e {\n  p = f32[4] parameter(0)\n"
+			   "  c = f32[] call(p, p), to_apply=add\n}\n")),
+		"call 'c': parameter 0 of to_apply 'add' is f32[], expected "
+		"f32[4]");
+	check_error(
+		verify(MOD(ADD_F32 "ENTRY e {\n  p = f32[] parameter(0)\n"
+				   "  c = f32[] call(p), to_apply=add\n}\n")),
+		"call 'c': to_apply 'add' takes 2 parameters, expected 1");
+	check_error(
+		verify(MOD(ADD_F32 "ENTRY e {\n  p = f32[] parameter(0)\n"
+				   "  f = f32[2] fusion(p, p), kind=kLoop, "
+				   "calls=add\n}\n")),
+		"declared shape f32[2] of 'f' does not match inferred f32[]");
+	/* a fusion may pass operands its computation does not use */
+	assert_string_equal(
+		verify(MOD(ADD_F32
+			   "ENTRY e {\n  p = f32[] parameter(0)\n"
+			   "  ROOT f = f32[] fusion(p, p, p), kind=kLoop, "
+			   "calls=add\n}\n")),
+		"");
+}
+
+static void verify_conditional_signature(void **st)
+{
+	(void)st;
+	check_error(verify(MOD("b0 {\n  x = f32[2] parameter(0)\n"
+			       "  ROOT y = f32[2] negate(x)\n}\n\n"
+			       "b1 {\n  x = s32[] parameter(0)\n"
+			       "  ROOT y = f32[2] constant({1, 2})\n}\n\n"
+			       "ENTRY e {\n  k = s32[] parameter(0)\n"
+			       "  a = f32[2] parameter(1)\n"
+			       "  c = f32[2] conditional(k, a, a), "
+			       "branch_computations={b0, b1}\n}\n")),
+		    "conditional 'c': parameter 0 of branch 'b1' is s32[], "
+		    "expected f32[2]");
+	check_error(
+		verify(MOD("b0 {\n  x = f32[2] parameter(0)\n"
+			   "  ROOT y = f32[2] negate(x)\n}\n\n"
+			   "ENTRY e {\n  k = f32[] parameter(0)\n"
+			   "  a = f32[2] parameter(1)\n"
+			   "  c = f32[2] conditional(k, a), "
+			   "branch_computations={b0}\n}\n")),
+		"conditional 'c': branch index 'k' is f32[], expected s32[]");
+}
+
+static void verify_map_and_select_and_scatter(void **st)
+{
+	(void)st;
+	check_error(
+		verify(MOD(ADD_F32 "ENTRY e {\n  p = s32[4] parameter(0)\n"
+				   "  m = f32[4] map(p, p), dimensions={0}, "
+				   "to_apply=add\n}\n")),
+		"map 'm': parameter 0 of to_apply 'add' is f32[], expected "
+		"s32[]");
+	check_error(
+		verify(MOD(ADD_F32 "ENTRY e {\n  p = f32[4] parameter(0)\n"
+				   "  s = f32[2] parameter(1)\n"
+				   "  z = f32[] constant(0)\n"
+				   "  x = f32[4] select-and-scatter(p, s, z), "
+				   "window={size=2 stride=2}, select=add, "
+				   "scatter=add\n}\n")),
+		"select-and-scatter 'x': select 'add' returns f32[], expected "
+		"pred[]");
+}
+
+/* --- collecting errors ------------------------------------------------- */
+
+static void verify_collects_and_caps_errors(void **st)
+{
+	(void)st;
+	char text[8192];
+	int n = snprintf(
+		text, sizeof text,
+		"HloModule t\n\nENTRY e {\n  p = f32[4] parameter(0)\n");
+	for (int i = 0; i < 30; i++)
+		n += snprintf(text + n, sizeof text - (size_t)n,
+			      "  x%d = f32[%d] negate(p)\n", i, 5 + i);
+	snprintf(text + n, sizeof text - (size_t)n, "}\n");
+	SrcFile f = {"t.hlo", text, strlen(text), 0};
+	Diag d;
+	diag_init(&d);
+	HloModule *m = parse_module(&f, &d, NULL);
+	assert_non_null(m);
+	assert_false(verify_module(m, &d, &f));
+	assert_int_equal(d.errors, 20);
+	check_error(diag_text(&d), "t.hlo:5:3: error: declared shape f32[5]");
+	check_error(diag_text(&d), "t.hlo:24:3: error: declared shape f32[24]");
+	check_error(diag_text(&d), "note: too many errors");
+	assert_null(strstr(diag_text(&d), "f32[25]"));
+	/* verify_instr checks one instruction */
+	diag_clear(&d);
+	assert_false(verify_instr(hlo_comp_find(m->entry, "x3"), &d, &f));
+	assert_int_equal(d.errors, 1);
+	check_error(diag_text(&d), "t.hlo:8:3: error: declared shape f32[8] of "
+				   "'x3' does not match inferred f32[4]");
+	diag_clear(&d);
+	assert_true(verify_instr(hlo_comp_find(m->entry, "p"), &d, &f));
+	diag_free(&d);
+	hlo_module_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(verify_accepts_axpy),
+		cmocka_unit_test(verify_accepts_control_flow),
+		cmocka_unit_test(verify_entry_required),
+		cmocka_unit_test(verify_operand_in_other_computation),
+		cmocka_unit_test(verify_parameter_numbers),
+		cmocka_unit_test(verify_cycle),
+		cmocka_unit_test(verify_operand_count),
+		cmocka_unit_test(verify_required_attributes),
+		cmocka_unit_test(verify_attribute_values),
+		cmocka_unit_test(verify_operand_types),
+		cmocka_unit_test(verify_declared_shape),
+		cmocka_unit_test(verify_reducer_signature),
+		cmocka_unit_test(verify_sort_comparator),
+		cmocka_unit_test(verify_while_signature),
+		cmocka_unit_test(verify_call_signature),
+		cmocka_unit_test(verify_conditional_signature),
+		cmocka_unit_test(verify_map_and_select_and_scatter),
+		cmocka_unit_test(verify_collects_and_caps_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
