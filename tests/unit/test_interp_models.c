@@ -1,0 +1,185 @@
+/* test_interp_models.c - the real program dumps of the corpus (kind=dump
+ * in INDEX.tsv) under the reference interpreter with random inputs.
+ *
+ * A module either runs, or stops for a reason that is not a bug: an
+ * opcode the interpreter does not support (named), the time budget per
+ * module (XR_MODEL_SECONDS, default 2), or the memory limit. Any other
+ * error fails the test. The table it prints is the figure the issue asks
+ * for: which run, how long each took, which opcodes block the rest. */
+/* clang-format off */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include "interp.h"
+#include "parse.h"
+#include "verify.h"
+
+static volatile int stop_flag;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static char *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *b = malloc((size_t)len + 1);
+	*n = fread(b, 1, (size_t)len, f);
+	b[*n] = 0;
+	fclose(f);
+	return b;
+}
+
+/* Distinct unsupported opcodes of m, comma-separated into buf. */
+static int unsupported(const HloModule *m, char *buf, size_t cap)
+{
+	bool seen[HLO_OPCODE_COUNT] = {0};
+	int k = 0;
+	buf[0] = 0;
+	for (int i = 0; i < m->ncomps; i++)
+		for (int j = 0; j < m->comps[i]->n; j++) {
+			HloOpcode op = m->comps[i]->instrs[j]->op;
+			if (interp_supports(op) || seen[op])
+				continue;
+			seen[op] = true;
+			size_t len = strlen(buf);
+			snprintf(buf + len, cap - len, "%s%s", k++ ? "," : "",
+				 hlo_opcode_name(op));
+		}
+	return k;
+}
+
+typedef enum { R_OK, R_UNSUPPORTED, R_SLOW, R_MEMORY, R_ERROR } Outcome;
+static const char *outcome_name[] = {"ok", "unsupported", "slow", "memory",
+				     "ERROR"};
+
+static Outcome run_module(const char *path, double budget_s, char *why,
+			  size_t cap, double *ms)
+{
+	size_t n = 0;
+	char *text = slurp(path, &n);
+	Diag d;
+	diag_init(&d);
+	d.max_warnings = 0;
+	SrcFile f = {path, text, n, 0};
+	HloModule *m = text ? parse_module(&f, &d, NULL) : NULL;
+	Outcome r = R_ERROR;
+	Arena a;
+	arena_init(&a);
+	*ms = 0;
+	if (!m || !verify_module(m, &d, &f)) {
+		snprintf(why, cap, "load: %.200s", diag_text(&d));
+		goto done;
+	}
+	if (unsupported(m, why, cap)) {
+		r = R_UNSUPPORTED;
+		goto done;
+	}
+	int np = hlo_comp_param_count(m->entry);
+	Literal **args = calloc((size_t)np + 1, sizeof *args);
+	for (int i = 0; i < np; i++) {
+		HloInstr *p = hlo_comp_param(m->entry, i);
+		args[i] = literal_new(&a, p->shape);
+		if (args[i])
+			literal_fill_pseudo_random(args[i], 1000 + (uint64_t)i);
+	}
+	stop_flag = 0;
+	struct itimerval tv = {{0, 0}, {(long)budget_s, (long)((budget_s - (long)budget_s) * 1e6)}};
+	setitimer(ITIMER_REAL, &tv, NULL);
+	InterpOpts o = {(int64_t)4 << 30, &stop_flag};
+	double t0 = now_ms();
+	Literal *res = interp_run(m, args, np, &a, &o, &d, NULL);
+	*ms = now_ms() - t0;
+	struct itimerval off = {{0, 0}, {0, 0}};
+	setitimer(ITIMER_REAL, &off, NULL);
+	free(args);
+	if (res)
+		r = R_OK;
+	else if (strstr(diag_text(&d), "interrupted"))
+		r = R_SLOW;
+	else if (strstr(diag_text(&d), "max-memory"))
+		r = R_MEMORY;
+	else if (strstr(diag_text(&d), "not supported"))
+		r = R_UNSUPPORTED;
+	if (r != R_OK)
+		snprintf(why, cap, "%.300s", diag_text(&d));
+done:
+	arena_free(&a);
+	hlo_module_free(m);
+	diag_free(&d);
+	free(text);
+	return r;
+}
+
+static void test_models(void **state)
+{
+	(void)state;
+	char index[4096];
+	snprintf(index, sizeof index, "%s/INDEX.tsv", XR_CORPUS_DIR);
+	FILE *f = fopen(index, "r");
+	if (!f)
+		skip();
+	signal(SIGALRM, on_alarm);
+	const char *env = getenv("XR_MODEL_SECONDS");
+	double budget = env ? atof(env) : 2.0;
+	char line[1 << 16];
+	int count[5] = {0};
+	fgets(line, sizeof line, f);
+	while (fgets(line, sizeof line, f)) {
+		char *cols[17] = {0}, *s = line;
+		for (int i = 0; i < 17 && s; i++) {
+			cols[i] = s;
+			s = strchr(s, '\t');
+			if (s)
+				*s++ = 0;
+		}
+		if (!cols[15] || strcmp(cols[15], "dump"))
+			continue;
+		char path[4096], why[512];
+		snprintf(path, sizeof path, "%s/%s", XR_CORPUS_DIR, cols[0]);
+		double ms;
+		Outcome r = run_module(path, budget, why, sizeof why, &ms);
+		count[r]++;
+		const char *base = strrchr(cols[0], '/');
+		print_message("%-12s %8.1f ms %5s instrs  %s%s%s\n", outcome_name[r], ms,
+			      cols[3], base ? base + 1 : cols[0],
+			      r == R_OK ? "" : "  -- ", r == R_OK ? "" : why);
+	}
+	fclose(f);
+	print_message("models: ok=%d unsupported=%d slow=%d memory=%d error=%d\n",
+		      count[R_OK], count[R_UNSUPPORTED], count[R_SLOW],
+		      count[R_MEMORY], count[R_ERROR]);
+	assert_int_equal(count[R_ERROR], 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_models),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
