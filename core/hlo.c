@@ -164,6 +164,22 @@ const char *hlo_comp_unique_name(HloComp *c, const char *base)
 	return unique_name(&c->module->arena, &c->names, base);
 }
 
+void hlo_module_remove_comp(HloModule *m, HloComp *c)
+{
+	for (int i = 0; i < m->ncomps; i++) {
+		if (m->comps[i] != c)
+			continue;
+		memmove(&m->comps[i], &m->comps[i + 1],
+			sizeof *m->comps * (size_t)(m->ncomps - i - 1));
+		m->ncomps--;
+		namemap_del(&m->comp_names, c->name);
+		namemap_free(&c->names);
+		if (m->entry == c)
+			m->entry = NULL;
+		return;
+	}
+}
+
 void hlo_module_set_entry(HloModule *m, HloComp *c)
 {
 	for (int i = 0; i < m->ncomps; i++)

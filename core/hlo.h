@@ -192,6 +192,9 @@ HloComp *hlo_module_find_comp(const HloModule *m, const char *name);
 /* A name not used by any computation: base, base.1, base.2, ... */
 const char *hlo_module_unique_comp_name(HloModule *m, const char *base);
 void hlo_module_set_entry(HloModule *m, HloComp *c);
+/* Takes a computation out of the module (its memory stays in the arena
+ * until the module is freed). Nothing may call it any more. */
+void hlo_module_remove_comp(HloModule *m, HloComp *c);
 /* Counts over all computations (inlined bodies counted separately). */
 int hlo_module_instr_count(const HloModule *m);
 

@@ -26,8 +26,9 @@ typedef struct Frame {
 	int depth;
 	int n;
 	HloInstr **order;  /* post order */
-	int *pos;          /* instr index in comp->instrs -> position in order */
+	int **opos;        /* opos[k][j]: position of operand j of order[k] */
 	int *last_use;     /* position of the last user (n: none / root) */
+	int root;          /* position of the root, -1 if none */
 	Literal **vals;    /* by position */
 	struct Frame *next;
 } Frame;
@@ -39,10 +40,12 @@ struct Interp {
 	const InterpOpts *o;
 	EvalFn fns[HLO_OPCODE_COUNT];
 	int64_t bytes, peak, limit, instrs;
+	uint64_t rng_calls;
 	int depth;
 	unsigned long polls;
 	bool failed;
 	Frame *frames;
+	Frame *cache[MAX_DEPTH]; /* last frame used at each depth */
 };
 
 /* ---- errors and polling ----------------------------------------------- */
@@ -87,6 +90,14 @@ bool it_poll(Interp *it, const HloInstr *ins)
 }
 
 Arena *it_arena(Interp *it) { return &it->arena; }
+
+uint64_t it_rng_seed(Interp *it, const HloInstr *ins)
+{
+	uint64_t h = 0xcbf29ce484222325u; /* FNV-1a */
+	for (const char *p = ins->name ? ins->name : ""; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3u;
+	return h ^ (0x9e3779b97f4a7c15u * ++it->rng_calls);
+}
 
 /* ---- buffers ---------------------------------------------------------- */
 
@@ -187,6 +198,8 @@ Literal *it_new(Interp *it, const HloInstr *ins, const Shape *s)
 	return value_new(it, ins, s);
 }
 
+void it_free(Interp *it, Literal *v) { value_free(it, v); }
+
 void it_assign(Literal *dst, const Literal *src)
 {
 	if (dst->shape->type == DT_TUPLE) {
@@ -268,14 +281,24 @@ static Frame *frame_new(Interp *it, const HloComp *c, int depth)
 	f->n = n;
 	f->order = arena_dup(a, order, sizeof *order * (size_t)(n ? n : 1));
 	free(order);
-	f->pos = arena_alloc(a, sizeof(int) * (size_t)(c->n + 1));
+	f->opos = arena_alloc(a, sizeof(int *) * (size_t)(n + 1));
 	f->last_use = arena_alloc(a, sizeof(int) * (size_t)(n + 1));
 	f->vals = arena_alloc(a, sizeof(Literal *) * (size_t)(n + 1));
-	if (!f->order || !f->pos || !f->last_use || !f->vals)
+	if (!f->order || !f->opos || !f->last_use || !f->vals)
 		return it_fail(it, NULL, "out of memory"), NULL;
-	/* order[k] is some instruction; map ids to positions through marks */
+	/* Positions are found once through the marks, then kept in opos:
+	 * evaluation never reads marks (nested walks may change them). */
 	for (int k = 0; k < n; k++)
 		f->order[k]->mark = (unsigned)k;
+	f->root = c->root ? (int)c->root->mark : -1;
+	for (int k = 0; k < n; k++) {
+		const HloInstr *ins = f->order[k];
+		f->opos[k] = arena_alloc(a, sizeof(int) * (size_t)(ins->nops + 1));
+		if (!f->opos[k])
+			return it_fail(it, NULL, "out of memory"), NULL;
+		for (int j = 0; j < ins->nops; j++)
+			f->opos[k][j] = (int)ins->ops[j]->mark;
+	}
 	for (int k = 0; k < n; k++) {
 		f->last_use[k] = -1;
 		const HloInstr *ins = f->order[k];
@@ -294,10 +317,16 @@ static Frame *frame_new(Interp *it, const HloComp *c, int depth)
 
 static Frame *frame_get(Interp *it, const HloComp *c, int depth)
 {
-	for (Frame *f = it->frames; f; f = f->next)
+	Frame *f = it->cache[depth];
+	if (f && f->comp == c) /* a reducer called per element hits this */
+		return f;
+	for (f = it->frames; f; f = f->next)
 		if (f->comp == c && f->depth == depth)
-			return f;
-	return frame_new(it, c, depth);
+			break;
+	if (!f)
+		f = frame_new(it, c, depth);
+	it->cache[depth] = f;
+	return f;
 }
 
 static void frame_release(Interp *it, Frame *f, int k, bool keep_small)
@@ -368,7 +397,7 @@ static bool eval_one(Interp *it, Frame *f, int k, Literal *const *args,
 	if (ins->nops > 8 && !(ops = malloc(sizeof *ops * (size_t)ins->nops)))
 		return it_fail(it, ins, "out of memory"), false;
 	for (int i = 0; i < ins->nops; i++)
-		ops[i] = f->vals[(int)ins->ops[i]->mark];
+		ops[i] = f->vals[f->opos[k][i]];
 	Literal *out = out_buffer(it, f, k), *v = NULL;
 	if (it->failed)
 		goto done;
@@ -391,15 +420,6 @@ done:
 	return v != NULL;
 }
 
-/* Marks must map instructions of f->comp to positions; a nested call may
- * have overwritten them (marks are per instruction, so only calls of the
- * same computation at another depth can). */
-static void remark(Frame *f)
-{
-	for (int k = 0; k < f->n; k++)
-		f->order[k]->mark = (unsigned)k;
-}
-
 Literal *it_call(Interp *it, const HloComp *c, Literal *const *args, int n)
 {
 	if (it->failed)
@@ -412,18 +432,16 @@ Literal *it_call(Interp *it, const HloComp *c, Literal *const *args, int n)
 	it->depth++;
 	Literal *res = NULL;
 	for (int k = 0; k < f->n; k++) {
-		remark(f);
 		if (!eval_one(it, f, k, args, n))
 			goto out;
-		remark(f);
 		/* free what is no longer needed in this call */
 		for (int j = 0; j < f->order[k]->nops; j++) {
-			int p = (int)f->order[k]->ops[j]->mark;
+			int p = f->opos[k][j];
 			if (f->last_use[p] == k)
 				frame_release(it, f, p, true);
 		}
 	}
-	res = c->root ? f->vals[(int)c->root->mark] : NULL;
+	res = f->root >= 0 ? f->vals[f->root] : NULL;
 out:
 	it->depth--;
 	return res;
@@ -446,8 +464,9 @@ static Literal *ev_constant(Interp *it, const HloInstr *ins, Literal *const *ops
 static Literal *ev_tuple(Interp *it, const HloInstr *ins, Literal *const *ops,
 			 Literal *out)
 {
-	(void)out;
-	Literal *t = value_new(it, ins, ins->shape);
+	/* a kept tuple of this shape is refilled: no allocation per call */
+	Literal *t = out && out->shape == ins->shape ? out
+						     : value_new(it, ins, ins->shape);
 	if (!t)
 		return NULL;
 	for (int i = 0; i < ins->nops && i < t->ntuple; i++)

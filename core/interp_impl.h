@@ -3,8 +3,9 @@
  * interp.c runs computations; the families (interp_elementwise.c,
  * interp_data.c, interp_reduce.c, interp_linalg.c) each register one
  * evaluator per opcode. An evaluator gets the operand values and, for an
- * array result, a zero-filled buffer of the instruction's shape to fill;
- * it returns that buffer (or a value from it_new) or NULL after it_fail.
+ * array result, a buffer of the instruction's shape to fill (it may hold
+ * the values of an earlier call: write every element); it returns that
+ * buffer (or a value from it_new) or NULL after it_fail.
  * Values are never aliased: each instruction owns its buffers. */
 #ifndef XR_INTERP_IMPL_H
 #define XR_INTERP_IMPL_H
@@ -34,6 +35,8 @@ bool it_poll(Interp *it, const HloInstr *ins);
 /* A fresh zero-filled value of shape s (tuples included), counted against
  * the memory limit. NULL after reporting at ins when over the limit. */
 Literal *it_new(Interp *it, const HloInstr *ins, const Shape *s);
+/* Frees a value from it_new or it_copy that will not be returned. */
+void it_free(Interp *it, Literal *v);
 /* Deep copy of v (for results that outlive a call). */
 Literal *it_copy(Interp *it, const HloInstr *ins, const Literal *v);
 /* Copies src's values into dst of the same shape. */
@@ -44,6 +47,10 @@ void it_assign(Literal *dst, const Literal *src);
 Literal *it_call(Interp *it, const HloComp *c, Literal *const *args, int n);
 /* Scratch arena for the current run (freed when the run ends). */
 Arena *it_arena(Interp *it);
+/* A seed for an rng evaluation: a hash of the instruction's name mixed
+ * with a per-run count of rng evaluations, so runs are reproducible and an
+ * rng in a loop body gives new values each iteration. */
+uint64_t it_rng_seed(Interp *it, const HloInstr *ins);
 
 /* ---- indexing helpers (row-major, last dimension fastest) ---- */
 /* strides[i] = product of dims after i. */

@@ -154,13 +154,19 @@ bool lex_ident(Lexer *lx, const char **s, int *n)
 bool lex_name(Lexer *lx, const char **s, int *n)
 {
 	lex_skip(lx);
+	const char *start = lx->p;
 	bool pct = lx->p < lx->end && *lx->p == '%';
-	if (pct)
+	if (pct) {
 		lx->p++;
+		/* the sigil is glued to the name: "% x" is not a name */
+		if (lx->p >= lx->end || !lex_is_ident_char((unsigned char)*lx->p)) {
+			lx->p = start;
+			return false;
+		}
+	}
 	int k = lex_peek_ident(lx, pct);
 	if (!k) {
-		if (pct)
-			lx->p--;
+		lx->p = start;
 		return false;
 	}
 	*s = lx->p;

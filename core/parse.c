@@ -19,6 +19,7 @@
 
 #include "infer.h"
 #include "lexer.h"
+#include "print.h"
 
 typedef struct {
 	HloInstr *ins;
@@ -26,7 +27,17 @@ typedef struct {
 	const char *name;
 	int len;
 	SrcLoc loc;
+	const char *decl, *decl_end; /* "f32[4]{0}" written before the name */
 } OpRef;
+
+/* An operand as written: resolved (ins) or a name to resolve later. */
+typedef struct {
+	HloInstr *ins;
+	const char *name;
+	int len;
+	SrcLoc loc;
+	const char *decl, *decl_end;
+} Operand;
 
 typedef struct {
 	HloInstr *ins;
@@ -42,12 +53,14 @@ typedef struct {
 	const SrcFile *src;
 	Diag *d;
 	HloModule *m;
-	bool failed, incomplete;
+	bool failed, incomplete, err_at_end;
 	OpRef *oprefs;
 	int noprefs, cap_oprefs;
 	CompRef *comprefs;
 	int ncomprefs, cap_comprefs;
 	int depth;     /* nesting of inline computations / operands */
+	const char *layout_text; /* entry_computation_layout value as written */
+	SrcLoc layout_loc;
 	int inline_no; /* counter for generated computation names */
 	bool single;   /* parse_instr_line: no forward references */
 } P;
@@ -62,6 +75,8 @@ err_at(P *p, SrcLoc loc, const char *fmt, ...)
 	if (p->failed)
 		return false;
 	p->failed = true;
+	Lexer rest = p->lx;
+	p->err_at_end = lex_eof(&rest); /* the text ran out: maybe unfinished */
 	char msg[768];
 	va_list ap;
 	va_start(ap, fmt);
@@ -78,6 +93,9 @@ err_at(P *p, SrcLoc loc, const char *fmt, ...)
 static bool err_eof(P *p, const char *what)
 {
 	p->incomplete = true;
+	if (p->lx.open_comment)
+		return err_at(p, lex_loc_at(&p->lx, p->lx.open_comment),
+			      "unterminated /* comment");
 	return err(p, "unexpected end of input: expected %s", what);
 }
 
@@ -206,6 +224,9 @@ static bool parse_layout(P *p, Shape *s)
 		       (depth > 0 || *p->lx.p != '}')) {
 			char c = *p->lx.p;
 			depth += (c == '(' || c == '{') - (c == ')' || c == '}');
+			if (depth < 0 || c == '\n')
+				return err(p, "bad layout extras (unbalanced or "
+					   "spanning lines)");
 			lex_advance(&p->lx);
 		}
 		StrBuf b;
@@ -428,8 +449,11 @@ static bool scalar_token(P *p, double *f, int64_t *i, uint64_t *u, bool *is_int)
 		} else {
 			*f = strtod(buf, &e);
 		}
-		if (*e || (errno && errno != ERANGE))
-			return err(p, "bad number '%s'", buf);
+		if (*e || (errno && (errno != ERANGE || *is_int)))
+			return err(p, errno == ERANGE ? "number '%s' is out of range"
+						      : "bad number '%s'", buf);
+		if (neg && *f == 0)
+			*f = -0.0; /* "-0" keeps its sign for floats */
 	}
 	p->lx.p = q;
 	return true;
@@ -451,25 +475,43 @@ static bool set_scalar(P *p, Literal *l, int64_t idx)
 		literal_set_c(l, idx, f, im);
 		return true;
 	}
+	lex_skip(&p->lx);
 	SrcLoc loc = lex_loc(&p->lx);
+	const char *start = p->lx.p;
 	if (!scalar_token(p, &f, &i, &u, &is_int))
 		return false;
+	char num_text[48];
+	snprintf(num_text, sizeof num_text, "%.*s",
+		 (int)(p->lx.p - start < 40 ? p->lx.p - start : 40), start);
 	switch (dtype_kind(t)) {
 	case DK_PRED:
 		literal_set_i64(l, idx, f != 0);
 		break;
-	case DK_SINT:
+	case DK_SINT: {
+		int bits = dtype_bits(t);
+		int64_t lo = bits >= 64 ? INT64_MIN : -((int64_t)1 << (bits - 1));
+		int64_t hi = bits >= 64 ? INT64_MAX : ((int64_t)1 << (bits - 1)) - 1;
 		if (!is_int)
 			return err_at(p, loc, "expected an integer for %s",
+				      dtype_name(t));
+		if (i < lo || i > hi || (f > 0 && u > (uint64_t)INT64_MAX))
+			return err_at(p, loc, "%s is out of range for %s", num_text,
 				      dtype_name(t));
 		literal_set_i64(l, idx, i);
 		break;
-	case DK_UINT:
+	}
+	case DK_UINT: {
+		int bits = dtype_bits(t);
+		uint64_t hi = bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
 		if (!is_int)
 			return err_at(p, loc, "expected an integer for %s",
 				      dtype_name(t));
+		if (f < 0 || u > hi)
+			return err_at(p, loc, "%s is out of range for %s", num_text,
+				      dtype_name(t));
 		literal_set_i64(l, idx, (int64_t)u);
 		break;
+	}
 	default:
 		literal_set_f64(l, idx, f);
 	}
@@ -695,10 +737,12 @@ static int raw_groups(const char *s, const char *end, int64_t (*g)[3],
 			break;
 		}
 		glen[k++] = j;
-		if (s < end && *s == 'x')
-			s++;
-		else if (s < end)
+		if (s < end && *s == 'x') {
+			if (++s == end)
+				return -1; /* "2x" */
+		} else if (s < end) {
 			return -1;
+		}
 	}
 	return k;
 }
@@ -1089,17 +1133,17 @@ static bool parse_attrs(P *p, HloInstr *ins)
 /* ---- instructions ------------------------------------------------------ */
 
 static HloInstr *parse_instr_rest(P *p, HloComp *c, const char *name,
-				  SrcLoc loc, Shape *shape);
+				  SrcLoc loc, Shape *shape, bool nested);
 
-static bool add_opref(P *p, HloInstr *ins, int i, const char *s, int n,
-		      SrcLoc loc)
+static bool add_opref(P *p, HloInstr *ins, int i, const Operand *o)
 {
 	void *v = arena_grow(&p->m->arena, p->oprefs, sizeof *p->oprefs,
 			     &p->cap_oprefs, p->noprefs + 1);
 	if (!v)
 		return err(p, "out of memory");
 	p->oprefs = v;
-	p->oprefs[p->noprefs++] = (OpRef){ins, i, s, n, loc};
+	p->oprefs[p->noprefs++] =
+		(OpRef){ins, i, o->name, o->len, o->loc, o->decl, o->decl_end};
 	return true;
 }
 
@@ -1125,22 +1169,29 @@ static bool skip_operand_shape(P *p)
 
 /* An operand: [shape] name, or [shape] opcode(...) nested. */
 static bool parse_operand(P *p, HloComp *c, HloInstr **out, const char **nm,
-			  int *nn, SrcLoc *loc)
+			  int *nn, SrcLoc *loc, const char **decl,
+			  const char **decl_end)
 {
 	Shape *sh = NULL;
 	*out = NULL;
-	if (at_shape(p) && !skip_operand_shape(p) && !(sh = parse_shape(p)))
-		return false;
+	*decl = *decl_end = NULL;
+	if (at_shape(p)) {
+		*decl = p->lx.p;
+		if (!skip_operand_shape(p) && !(sh = parse_shape(p)))
+			return false;
+		*decl_end = p->lx.p;
+	}
 	*loc = lex_loc(&p->lx);
 	if (!lex_name(&p->lx, nm, nn))
 		return lex_eof(&p->lx) ? err_eof(p, "an operand")
 				       : err(p, "expected an operand name");
 	if (lex_peek(&p->lx) == '(' && hlo_opcode_parse(*nm, *nn) != HLO_INVALID &&
 	    (*nm)[-1] != '%') {
+		*decl = NULL; /* the nested instruction's own shape */
 		p->lx.p = *nm; /* a nested instruction without a name */
 		if (++p->depth > MAX_NESTING)
 			return err(p, "operands nested too deeply");
-		*out = parse_instr_rest(p, c, NULL, *loc, sh);
+		*out = parse_instr_rest(p, c, NULL, *loc, sh, true);
 		if (*out)
 			(*out)->nested = true;
 		p->depth--;
@@ -1150,12 +1201,6 @@ static bool parse_operand(P *p, HloComp *c, HloInstr **out, const char **nm,
 }
 
 /* Operands as parsed; most instructions have a few, kept on the stack. */
-typedef struct {
-	HloInstr *ins;
-	const char *name;
-	int len;
-	SrcLoc loc;
-} Operand;
 
 typedef struct {
 	Operand *v;
@@ -1174,7 +1219,7 @@ static void oplist_init(OpList *l)
 }
 
 static bool oplist_push(P *p, OpList *l, HloInstr *ins, const char *s, int n,
-			SrcLoc loc)
+			SrcLoc loc, const char *decl, const char *decl_end)
 {
 	if (l->n == l->cap) {
 		Operand *nv = arena_alloc(&p->m->arena, sizeof *nv * (size_t)l->cap * 2);
@@ -1186,7 +1231,7 @@ static bool oplist_push(P *p, OpList *l, HloInstr *ins, const char *s, int n,
 		l->ops = no;
 		l->cap *= 2;
 	}
-	l->v[l->n++] = (Operand){ins, s, n, loc};
+	l->v[l->n++] = (Operand){ins, s, n, loc, decl, decl_end};
 	return true;
 }
 
@@ -1197,21 +1242,72 @@ static HloInstr **oplist_ops(OpList *l)
 	return l->ops;
 }
 
+/* 1: the text "f32[4,8]{1,0}" has the type and static dims of sh; 0: it
+ * has not; -1: not that simple (tuples, dynamic dims): parse it. */
+static int fast_same_shape(const char *s, const char *e, const Shape *sh)
+{
+	const char *q = s;
+	while (q < e && *q != '[')
+		q++;
+	if (q >= e || sh->type == DT_TUPLE || sh->dyn ||
+	    dtype_parse(s, (int)(q - s)) != sh->type)
+		return -1;
+	q++;
+	for (int i = 0; i < sh->rank; i++) {
+		int64_t v = 0;
+		const char *d0 = q;
+		while (q < e && *q >= '0' && *q <= '9' && q - d0 < 15)
+			v = v * 10 + (*q++ - '0');
+		if (q == d0 || v != sh->dims[i])
+			return -1;
+		if (q < e && *q == ',')
+			q++;
+	}
+	return q < e && *q == ']' ? 1 : -1;
+}
+
+/* The shape written before an operand must agree with the operand's own
+ * (element type and dims; layouts may differ), as XLA's parser checks. */
+static bool check_declared(P *p, int opno, const char *s, const char *e,
+			   const HloInstr *op, SrcLoc loc)
+{
+	if (!s || !op->shape)
+		return true;
+	int fast = fast_same_shape(s, e, op->shape);
+	if (fast == 1)
+		return true;
+	P q = *p; /* a sub-parser over the declared text, same module */
+	q.lx.p = s;
+	q.lx.end = e;
+	Shape *d = parse_shape(&q);
+	if (!d) {
+		p->failed = true;
+		return false;
+	}
+	if (shape_compatible(d, op->shape))
+		return true;
+	Arena *a = &p->m->arena;
+	return err_at(p, loc, "operand %d is declared %s but '%s' is %s", opno,
+		      shape_str(a, d), op->name, shape_str(a, op->shape));
+}
+
 static bool parse_operands(P *p, HloComp *c, OpList *l)
 {
 	if (!expect(p, '('))
 		return false;
 	while (lex_peek(&p->lx) != ')') {
 		HloInstr *nested;
-		const char *s;
+		const char *s, *ds, *de;
 		int n;
 		SrcLoc loc;
-		if (!parse_operand(p, c, &nested, &s, &n, &loc))
+		if (!parse_operand(p, c, &nested, &s, &n, &loc, &ds, &de))
 			return false;
 		HloInstr *ins = nested ? nested : namemap_getn(&c->names, s, (size_t)n);
 		if (!ins && p->single)
 			return err_at(p, loc, "undefined instruction '%.*s'", n, s);
-		if (!oplist_push(p, l, ins, s, n, loc))
+		if (ins && !check_declared(p, l->n, ds, de, ins, loc))
+			return false;
+		if (!oplist_push(p, l, ins, s, n, loc, ds, de))
 			return false;
 		if (!lex_accept(&p->lx, ','))
 			break;
@@ -1236,8 +1332,7 @@ static HloInstr *make_instr(P *p, HloComp *c, HloOpcode op, Shape *sh,
 	ins->loc = loc;
 	ins->shape_given = sh != NULL;
 	for (int i = 0; i < l->n; i++)
-		if (!l->v[i].ins &&
-		    !add_opref(p, ins, i, l->v[i].name, l->v[i].len, l->v[i].loc))
+		if (!l->v[i].ins && !add_opref(p, ins, i, &l->v[i]))
 			return NULL;
 	return ins;
 }
@@ -1291,11 +1386,14 @@ static bool parse_constant_operand(P *p, HloInstr *ins)
 	return expect(p, ')');
 }
 
+/* nested: an unnamed operand, "add(negate(p), q)": XLA gives those no
+ * attributes, so a ',' after it separates operands. */
 static HloInstr *parse_instr_rest(P *p, HloComp *c, const char *name,
-				  SrcLoc loc, Shape *shape)
+				  SrcLoc loc, Shape *shape, bool nested)
 {
 	const char *s;
 	int n;
+	lex_skip(&p->lx);
 	SrcLoc oploc = lex_loc(&p->lx);
 	if (!lex_ident(&p->lx, &s, &n)) {
 		char buf[32];
@@ -1326,7 +1424,7 @@ static HloInstr *parse_instr_rest(P *p, HloComp *c, const char *name,
 			return NULL;
 	}
 	ins->async_wrapped = wrapped;
-	if (!parse_attrs(p, ins))
+	if (!nested && !parse_attrs(p, ins))
 		return NULL;
 	return ins;
 }
@@ -1358,7 +1456,7 @@ static HloInstr *parse_instr(P *p, HloComp *c, bool *is_root)
 	Shape *sh = NULL;
 	if (at_shape(p) && !(sh = parse_shape(p)))
 		return NULL;
-	return parse_instr_rest(p, c, name, loc, sh);
+	return parse_instr_rest(p, c, name, loc, sh, false);
 }
 
 /* ---- computations and modules ----------------------------------------- */
@@ -1372,6 +1470,8 @@ static bool resolve_oprefs(P *p, HloComp *c, int from)
 			return err_at(p, r->loc, "undefined instruction '%.*s' in '%s'",
 				      r->len, r->name, c->name);
 		hlo_set_operand(r->ins, r->index, v);
+		if (!check_declared(p, r->index, r->decl, r->decl_end, v, r->loc))
+			return false;
 	}
 	p->noprefs = from;
 	return true;
@@ -1512,6 +1612,10 @@ static bool parse_header_attr(P *p)
 	at->key = A_RAW;
 	at->name = dupn(p, s, n);
 	at->u.s = normalise_raw(p, v, e);
+	if (!strcmp(at->name, "entry_computation_layout")) {
+		p->layout_text = at->u.s;
+		p->layout_loc = lex_loc_at(&p->lx, v);
+	}
 	while (p->lx.p < e)
 		lex_advance(&p->lx);
 	return true;
@@ -1647,6 +1751,102 @@ static bool infer_module(P *p)
 	return ok;
 }
 
+/* Computations may not call each other in a cycle (HLO has no
+ * recursion). Depth-first over the call graph with three colours. */
+static bool cycle_from(P *p, int ci, unsigned char *state, int depth)
+{
+	HloModule *m = p->m;
+	HloComp *c = m->comps[ci];
+	if (depth > 10000)
+		return err_at(p, c->loc, "computations nested too deeply");
+	state[ci] = 1;
+	for (int i = 0; i < c->n; i++) {
+		const HloInstr *ins = c->instrs[i];
+		for (int k = 0; k < hlo_instr_ncalled(ins); k++) {
+			HloComp *callee = hlo_instr_called_at(ins, k);
+			int cj = 0;
+			while (cj < m->ncomps && m->comps[cj] != callee)
+				cj++;
+			if (cj == m->ncomps || state[cj] == 2)
+				continue;
+			if (state[cj] == 1)
+				return err_at(p, ins->loc,
+					      "'%s' calls '%s', which is already "
+					      "being called: computations call "
+					      "each other in a cycle",
+					      c->name, callee->name);
+			if (!cycle_from(p, cj, state, depth + 1))
+				return false;
+		}
+	}
+	state[ci] = 2;
+	return true;
+}
+
+static bool check_call_cycles(P *p)
+{
+	unsigned char *state = calloc((size_t)p->m->ncomps + 1, 1);
+	if (!state)
+		return err(p, "out of memory");
+	bool ok = true;
+	for (int i = 0; i < p->m->ncomps && ok; i++)
+		if (!state[i])
+			ok = cycle_from(p, i, state, 0);
+	free(state);
+	return ok;
+}
+
+/* entry_computation_layout={(params)->result} should agree with the entry
+ * computation (types and dims); it is printed back recomputed. */
+static bool check_entry_layout(P *p)
+{
+	HloComp *c = p->m->entry;
+	if (!p->layout_text || !c || !c->root || !c->root->shape)
+		return true;
+	const char *t = p->layout_text;
+	size_t n = strlen(t);
+	if (n < 2 || t[0] != '{' || t[n - 1] != '}')
+		return err_at(p, p->layout_loc, "entry_computation_layout must be {(...)->...}");
+	P q = *p;
+	Diag quiet; /* syntax errors in it are reported as one mismatch */
+	diag_init(&quiet);
+	q.d = &quiet;
+	q.failed = false;
+	lex_init(&q.lx, t + 1, n - 2);
+	int k = 0, np = hlo_comp_param_count(c);
+	bool ok = expect(&q, '(');
+	while (ok && lex_peek(&q.lx) != ')') {
+		Shape *s = parse_shape(&q);
+		HloInstr *prm = hlo_comp_param(c, k);
+		if (!s || !prm || !prm->shape || !shape_compatible(s, prm->shape)) {
+			ok = false;
+			break;
+		}
+		k++;
+		if (!lex_accept(&q.lx, ','))
+			break;
+	}
+	ok = ok && expect(&q, ')') && k == np;
+	lex_skip(&q.lx);
+	ok = ok && lex_accept_str(&q.lx, "->");
+	Shape *r = ok ? parse_shape(&q) : NULL;
+	ok = ok && r && shape_compatible(r, c->root->shape) && lex_eof(&q.lx);
+	diag_free(&quiet);
+	if (ok)
+		return true;
+	/* XLA's own dumps have such headers (builder golden files): warn and
+	 * print the layout recomputed from the entry computation. */
+	StrBuf b;
+	sb_init(&b);
+	print_entry_layout(&b, p->m);
+	diag_warning(p->d, p->src, p->layout_loc,
+		     "entry_computation_layout=%s does not match the entry "
+		     "computation '%s', which is %s; using the latter", t,
+		     c->name, sb_str(&b));
+	sb_free(&b);
+	return true;
+}
+
 static bool check_text(P *p)
 {
 	const char *nul = memchr(p->lx.start, 0, (size_t)(p->lx.end - p->lx.start));
@@ -1693,7 +1893,8 @@ static bool parse_module_text(P *p)
 			if (!p->m->comps[i]->inlined)
 				entry = p->m->comps[i];
 	hlo_module_set_entry(p->m, entry);
-	return resolve_comprefs(p) && infer_module(p);
+	return resolve_comprefs(p) && check_call_cycles(p) && infer_module(p) &&
+	       check_entry_layout(p);
 }
 
 HloModule *parse_module(const SrcFile *src, Diag *d, ParseStatus *st)
@@ -1716,6 +1917,11 @@ HloModule *parse_module(const SrcFile *src, Diag *d, ParseStatus *st)
 	if (ok && src->name)
 		p.m->source_name = arena_strdup(&p.m->arena, src->name);
 	p_free(&p);
+	/* Failing at the end of the text with a bracket still open means it
+	 * may just be unfinished: the REPL reads more lines. */
+	if (!ok && p.err_at_end && src->text &&
+	    parse_open_depth(src->text, src->len) > 0)
+		p.incomplete = true;
 	if (st)
 		*st = ok ? PARSE_OK : p.incomplete ? PARSE_INCOMPLETE : PARSE_ERROR;
 	if (!ok) {
@@ -1734,6 +1940,7 @@ HloInstr *parse_instr_line(HloComp *c, const SrcFile *src, Diag *d,
 	p.m = c->module;
 	p.single = true;
 	lex_init(&p.lx, src->text ? src->text : "", src->text ? src->len : 0);
+	int n0 = c->n, nc0 = p.m->ncomps;
 	bool is_root = false;
 	HloInstr *ins = check_text(&p) ? parse_instr(&p, c, &is_root) : NULL;
 	if (ins && !lex_eof(&p.lx)) {
@@ -1741,27 +1948,20 @@ HloInstr *parse_instr_line(HloComp *c, const SrcFile *src, Diag *d,
 		err(&p, "unexpected text after the instruction: '%s'",
 		    near(&p, buf, sizeof buf));
 	}
-	if (!p.failed && !resolve_comprefs(&p))
-		p.failed = true;
-	if (!p.failed && !ins->shape) {
-		HloInstr *inl[1] = {ins};
-		(void)inl;
-		bool no_rule = false;
-		ins->shape = infer_shape(&p.m->arena, ins, d, src, &no_rule);
-		if (!ins->shape) {
-			if (no_rule)
-				err_at(&p, ins->loc,
-				       "cannot infer the shape of '%s' (%s): write it",
-				       ins->name, hlo_opcode_name(ins->op));
-			p.failed = true;
-		}
-	}
+	bool ok = !p.failed && resolve_comprefs(&p) && check_call_cycles(&p);
+	for (int i = nc0; ok && i < p.m->ncomps; i++) /* inline bodies */
+		ok = infer_missing(&p, p.m->comps[i]);
+	ok = ok && infer_missing(&p, c); /* the line and its nested operands */
+	if (!ok && p.err_at_end && src->text &&
+	    parse_open_depth(src->text, src->len) > 0)
+		p.incomplete = true;
 	if (st)
-		*st = !p.failed ? PARSE_OK : p.incomplete ? PARSE_INCOMPLETE
-							  : PARSE_ERROR;
-	if (p.failed) {
-		if (ins && ins->parent)
-			hlo_instr_remove(ins);
+		*st = ok ? PARSE_OK : p.incomplete ? PARSE_INCOMPLETE : PARSE_ERROR;
+	if (!ok) { /* take back everything the line added */
+		while (c->n > n0)
+			hlo_instr_remove(c->instrs[c->n - 1]);
+		while (p.m->ncomps > nc0)
+			hlo_module_remove_comp(p.m, p.m->comps[p.m->ncomps - 1]);
 		return NULL;
 	}
 	if (is_root || !c->root_explicit) {

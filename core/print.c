@@ -175,6 +175,8 @@ static void put_operands(StrBuf *b, const HloInstr *ins, const PrintOpts *o)
 		const HloInstr *op = ins->ops[i];
 		if (i)
 			sb_puts(b, ", ");
+		if (i % 5 == 0 && i) /* as XLA prints long operand lists */
+			sb_printf(b, "/*index=%d*/", i);
 		if (!o->short_form && op && op->shape) {
 			shape_print(b, op->shape, true);
 			sb_putc(b, ' ');
@@ -269,14 +271,30 @@ void print_comp(StrBuf *b, const HloComp *c, const PrintOpts *o)
 	sb_putc(b, '\n');
 }
 
+/* Header attributes XLA prints before entry_computation_layout. */
+static bool before_layout(const char *name)
+{
+	static const char *names[] = {"is_scheduled", "input_output_alias",
+				      "buffer_donor", "alias_passthrough_params"};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
+/* The attributes in their written order; entry_computation_layout is
+ * recomputed from the entry computation, printed where it was written or,
+ * when it was not, where XLA puts it. */
 static void put_header(StrBuf *b, const HloModule *m)
 {
 	sb_printf(b, "HloModule %s", m->name);
-	bool layout_done = false;
+	bool given = false, layout_done = false;
+	for (int i = 0; i < m->nattrs; i++)
+		given |= !strcmp(m->attrs[i].name, "entry_computation_layout");
 	for (int i = 0; i < m->nattrs; i++) {
 		const HloAttr *a = &m->attrs[i];
 		bool is_layout = !strcmp(a->name, "entry_computation_layout");
-		if (!layout_done && (is_layout || strcmp(a->name, "is_scheduled"))) {
+		if (!layout_done && (is_layout || (!given && !before_layout(a->name)))) {
 			sb_puts(b, ", entry_computation_layout=");
 			print_entry_layout(b, m);
 			layout_done = true;

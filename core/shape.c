@@ -173,11 +173,12 @@ int64_t shape_elements(const Shape *s)
 	if (!shape_is_array(s))
 		return 0;
 	int64_t n = 1;
+	for (int i = 0; i < s->rank; i++)
+		if (s->dims[i] <= 0) /* zero, or '?' (no storage we know of) */
+			return 0;
 	for (int i = 0; i < s->rank; i++) {
 		int64_t d = s->dims[i];
-		if (d < 0)
-			d = 0; /* unbounded '?' holds no storage we know of */
-		if (d && n > XR_MAX_ELEMENTS / d)
+		if (n > XR_MAX_ELEMENTS / d)
 			return -1;
 		n *= d;
 	}

@@ -91,7 +91,7 @@ static bool close_enough(const Literal *a, const Literal *b, double tol)
 /* Returns NULL on success, else a malloc'd message. */
 static char *run_one(const char *path)
 {
-	size_t n;
+	size_t n = 0;
 	char *text = slurp(path, &n), *specs = text ? strdup(text) : NULL;
 	char *msg = NULL;
 	Spec s;

@@ -1,0 +1,85 @@
+# Makefile - thin wrapper over CMake/CTest. The build itself is CMakeLists.txt.
+#
+#   make demo          install missing packages, build, run scripts/demo.xr
+#   make test          same set-up, then the whole test suite
+#   make asan          test suite under ASan+UBSan (build-asan/)
+#   make bench         load benchmark (parse + verify), not a test
+#   make fuzz          libFuzzer parser harness, short run (build-fuzz/)
+#   make format        clang-format the C sources in place
+#
+# WERROR=1 turns warnings into errors (CI). JOBS=N sets parallelism.
+# FUZZ_SECONDS / FUZZ_RUNS bound the fuzz run (whichever ends first; about
+# 16k runs/s here, so the default 60 s is the bound that acts).
+
+MAKEFLAGS += --no-print-directory
+
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+WERROR ?= 0
+BUILD_TYPE ?= RelWithDebInfo
+FUZZ_SECONDS ?= 60
+FUZZ_RUNS ?= 2000000
+CMAKE ?= cmake
+CTEST ?= ctest
+
+# Always pass XR_WERROR so a later plain `make test` undoes WERROR=1.
+WERROR_FLAG := -DXR_WERROR=$(if $(filter 1 ON on yes YES true,$(WERROR)),ON,OFF)
+
+DEPS_STAMP := build/.deps-stamp
+FORMAT_FILES = $(shell find core repl viz tests -name '*.[ch]' 2>/dev/null)
+
+.PHONY: all deps build demo test asan bench fuzz format format-check clean
+
+all: build
+
+deps: $(DEPS_STAMP)
+
+$(DEPS_STAMP): scripts/install-deps.sh
+	scripts/install-deps.sh
+	@mkdir -p $(dir $@) && touch $@
+
+build: deps
+	$(CMAKE) -S . -B build -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(WERROR_FLAG)
+	$(CMAKE) --build build -j$(JOBS)
+
+demo: build
+	./build/xla-repl scripts/demo.xr
+
+test: build
+	$(CTEST) --test-dir build --output-on-failure -j$(JOBS)
+
+asan: deps
+	$(CMAKE) -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DXR_SANITIZE=ON \
+		$(WERROR_FLAG)
+	$(CMAKE) --build build-asan -j$(JOBS)
+	$(CTEST) --test-dir build-asan --output-on-failure -j$(JOBS)
+
+bench: build
+	scripts/bench.sh build/xr_bench
+
+# The harness and a copy of core/ are built with clang and
+# -fsanitize=fuzzer,address,undefined. New inputs go to build-fuzz/corpus;
+# tests/fuzz/seeds is only read. A crash leaves build-fuzz/crash-*.
+fuzz: deps
+	@if ! command -v clang >/dev/null 2>&1; then \
+		echo "fuzz: skipped: clang not found"; exit 0; fi; \
+	set -e; \
+	$(CMAKE) -S . -B build-fuzz -DCMAKE_C_COMPILER=clang \
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo -DXR_FUZZ=ON $(WERROR_FLAG); \
+	if ! grep -q '^XR_HAVE_LIBFUZZER:INTERNAL=1' build-fuzz/CMakeCache.txt; \
+	then echo "fuzz: skipped: clang cannot link -fsanitize=fuzzer" \
+		"(install libclang-rt-14-dev)"; exit 0; fi; \
+	$(CMAKE) --build build-fuzz -j$(JOBS) --target fuzz_parser; \
+	mkdir -p build-fuzz/corpus; \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	./build-fuzz/fuzz_parser -max_total_time=$(FUZZ_SECONDS) \
+		-runs=$(FUZZ_RUNS) -timeout=10 -print_final_stats=1 \
+		-artifact_prefix=build-fuzz/ build-fuzz/corpus tests/fuzz/seeds
+
+format:
+	clang-format -i $(FORMAT_FILES)
+
+format-check:
+	clang-format --dry-run -Werror $(FORMAT_FILES)
+
+clean:
+	rm -rf build build-asan build-fuzz

@@ -1,0 +1,404 @@
+/* table.c - the command table and everything derived from it: lookup by
+ * unique prefix, argument splitting, usage errors and completion. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+
+/* clang-format off */
+static const Command commands[] = {
+	{"load", "load PATH",
+	 "Load an HLO module from a file (parse and verify).",
+	 "Reads PATH as HLO text in XLA's own format (either printing style,\n"
+	 "with or without the HloModule header), verifies it and makes it the\n"
+	 "current module. On any error the diagnostics are printed and the\n"
+	 "current module stays as it was.\n"
+	 "A module can also be typed or pasted: a line starting with\n"
+	 "'HloModule', 'ENTRY' or 'name {' starts a block that is read up to\n"
+	 "its closing brace and loaded the same way.\n"
+	 "\n"
+	 "Example:\n"
+	 "  load model.hlo\n",
+	 "Modules", 1, 1, cmd_load, NULL},
+	{"save", "save PATH",
+	 "Write the current module to a file as HLO text.",
+	 "Writes the whole module in XLA's long form (% sigils, operand\n"
+	 "shapes, layouts) with every constant in full, so the file loads\n"
+	 "back to the same module.\n"
+	 "\n"
+	 "Example:\n"
+	 "  save /tmp/after.hlo\n",
+	 "Modules", 1, 1, cmd_save, NULL},
+	{"print", "print [NAME]",
+	 "Print the module, a computation or an instruction.",
+	 "With no argument prints the current module. NAME ('%' optional)\n"
+	 "names a computation, or else an instruction, looked up in the entry\n"
+	 "computation first and then in the others. Constants with more than\n"
+	 "64 elements are shown as {...}; 'save' writes them in full.\n"
+	 "\n"
+	 "Example:\n"
+	 "  print\n"
+	 "  print %add.3\n",
+	 "Modules", 0, 1, cmd_print, cmd_complete_names},
+	{"new", "new [NAME]",
+	 "Start an empty module (named 'module' by default).",
+	 "Replaces the current module with an empty one called NAME, whose\n"
+	 "ENTRY computation 'main' has no instructions yet. Type instructions\n"
+	 "to fill it; shapes left out are inferred.\n"
+	 "\n"
+	 "Example:\n"
+	 "  new demo\n"
+	 "  p0 = f32[4] parameter(0)\n"
+	 "  y = add(p0, p0)\n",
+	 "Modules", 0, 1, cmd_new, cmd_complete_none},
+	{"list", "list [PATTERN]",
+	 "List the entry computation's instructions.",
+	 "One line per instruction of the entry computation: name, opcode and\n"
+	 "shape. PATTERN keeps the instructions whose name or opcode contains\n"
+	 "it, or matches it as a glob when it has '*', '?' or '['.\n"
+	 "'list computations' lists every computation and its instruction\n"
+	 "count instead.\n"
+	 "\n"
+	 "Example:\n"
+	 "  list\n"
+	 "  list add*\n"
+	 "  list computations\n",
+	 "Inspecting", 0, 1, cmd_list, cmd_complete_list},
+	{"info", "info NAME",
+	 "Show one instruction in detail.",
+	 "Prints the opcode, shape, operands with their shapes, users,\n"
+	 "attributes, called computations and where the instruction was\n"
+	 "written. NAME is looked up in the entry computation first, then in\n"
+	 "the others.\n"
+	 "\n"
+	 "Example:\n"
+	 "  info %fusion.2\n",
+	 "Inspecting", 1, 1, cmd_info, cmd_complete_instrs},
+	{"stats", "stats",
+	 "Print one line of counts.",
+	 "Prints 'stats: instructions=N computations=N fusions=N kernels=N'.\n"
+	 "instructions counts every instruction of every computation, fusions\n"
+	 "the fusion instructions, and kernels what would be launched: the\n"
+	 "top-level instructions of the entry computation other than\n"
+	 "parameter, constant, tuple, get-tuple-element and bitcast. Scripts\n"
+	 "and tests rely on this exact line.\n"
+	 "\n"
+	 "Example:\n"
+	 "  stats\n",
+	 "Inspecting", 0, 0, cmd_stats, cmd_complete_none},
+	{"echo", "echo [TEXT]",
+	 "Print TEXT as written.",
+	 "Prints the rest of the line verbatim; handy for labelling the output\n"
+	 "of a script.\n"
+	 "\n"
+	 "Example:\n"
+	 "  echo --- before fusion ---\n",
+	 "Session", 0, -1, cmd_echo, cmd_complete_none},
+	{"help", "help [CMD]",
+	 "List the commands, or explain one.",
+	 "With no argument lists every command. With CMD (a unique prefix is\n"
+	 "enough) prints its usage and a longer explanation with an example.\n"
+	 "\n"
+	 "Example:\n"
+	 "  help load\n",
+	 "Session", 0, 1, cmd_help, cmd_complete_commands},
+	{"quit", "quit",
+	 "End the session.",
+	 "Ends the session. A script then exits with status 0, or 1 when an\n"
+	 "earlier command failed (under --keep-going). At the prompt, end of\n"
+	 "input (Ctrl-D) does the same.\n"
+	 "\n"
+	 "Example:\n"
+	 "  quit\n",
+	 "Session", 0, 0, cmd_quit, cmd_complete_none},
+	{"exit", "exit",
+	 "End the session (same as quit).",
+	 "The same as 'quit'.\n"
+	 "\n"
+	 "Example:\n"
+	 "  exit\n",
+	 "Session", 0, 0, cmd_quit, cmd_complete_none},
+};
+/* clang-format on */
+
+enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
+
+const Command *cmd_table(int *n)
+{
+	*n = NCOMMANDS;
+	return commands;
+}
+
+const Command *cmd_find_exact(const char *name, size_t n)
+{
+	for (int i = 0; i < NCOMMANDS; i++)
+		if (strlen(commands[i].name) == n &&
+		    memcmp(commands[i].name, name, n) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+/* Commands whose name starts with name[0..n); *first gets one of them. */
+static int count_prefixed(const char *name, size_t n, const Command **first)
+{
+	int count = 0;
+	for (int i = 0; i < NCOMMANDS; i++) {
+		if (strncmp(commands[i].name, name, n) != 0 ||
+		    strlen(commands[i].name) < n)
+			continue;
+		if (!count++)
+			*first = &commands[i];
+	}
+	return count;
+}
+
+static bool ambiguous(Session *s, const char *name, size_t n)
+{
+	StrBuf b;
+	sb_init(&b);
+	for (int i = 0; i < NCOMMANDS; i++)
+		if (strncmp(commands[i].name, name, n) == 0)
+			sb_printf(&b, "%s%s", b.len ? ", " : "",
+				  commands[i].name);
+	char q[80];
+	repl_error(s, "ambiguous command '%s': %s",
+		   repl_quote(q, sizeof q, name, n), sb_str(&b));
+	sb_free(&b);
+	return false;
+}
+
+const Command *cmd_find(const char *name, size_t n)
+{
+	const Command *c = cmd_find_exact(name, n);
+	if (!c && n && count_prefixed(name, n, &c) != 1)
+		c = NULL;
+	return c;
+}
+
+/* Exact name, else unique prefix; reports unknown and ambiguous names. */
+static const Command *lookup(Session *s, const char *name, size_t n)
+{
+	const Command *c = cmd_find(name, n);
+	if (c)
+		return c;
+	if (n && count_prefixed(name, n, &c) > 1) {
+		ambiguous(s, name, n);
+		return NULL;
+	}
+	char q[80];
+	repl_error(s, "unknown command '%s' (try 'help')",
+		   repl_quote(q, sizeof q, name, n));
+	return NULL;
+}
+
+const Command *cmd_lookup(Session *s, const char *name)
+{
+	return lookup(s, name, strlen(name));
+}
+
+/* --- splitting arguments --- */
+
+typedef struct Words {
+	char *buf; /* the words, NUL-separated */
+	char **v;
+	int n;
+} Words;
+
+static bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+/* One word at *p into *o: blanks end it, "..." groups (with \" and \\). */
+static bool copy_word(const char **p, char **o)
+{
+	const char *s = *p;
+	bool quoted = false;
+	for (; *s && (quoted || !is_blank(*s)); s++) {
+		if (*s == '"') {
+			quoted = !quoted;
+			continue;
+		}
+		if (quoted && *s == '\\' && (s[1] == '"' || s[1] == '\\'))
+			s++;
+		*(*o)++ = *s;
+	}
+	*(*o)++ = 0;
+	*p = s;
+	return !quoted;
+}
+
+static bool split_words(const char *s, Words *w)
+{
+	size_t len = strlen(s);
+	w->n = 0;
+	w->buf = malloc(len + 1);
+	w->v = malloc((len / 2 + 2) * sizeof *w->v);
+	if (!w->buf || !w->v)
+		return false;
+	char *o = w->buf;
+	for (;;) {
+		while (is_blank(*s))
+			s++;
+		if (!*s)
+			return true;
+		w->v[w->n++] = o;
+		if (!copy_word(&s, &o))
+			return false;
+	}
+}
+
+static void free_words(Words *w)
+{
+	free(w->buf);
+	free(w->v);
+}
+
+static bool usage_error(Session *s, const Command *c)
+{
+	repl_error(s, "wrong number of arguments for '%s'", c->name);
+	fprintf(s->err, "Usage: %s\n", c->synopsis);
+	return false;
+}
+
+static bool run_with_args(Session *s, const Command *c, const char *rest)
+{
+	Words w;
+	if (!split_words(rest, &w)) {
+		const char *why =
+			w.buf && w.v ? "unterminated quote" : "out of memory";
+		free_words(&w);
+		return repl_error(s, "%s", why);
+	}
+	bool ok;
+	if (w.n < c->min_args || (c->max_args >= 0 && w.n > c->max_args))
+		ok = usage_error(s, c);
+	else
+		ok = c->run(s, &(CmdArgs){w.n, w.v, rest, c});
+	free_words(&w);
+	return ok;
+}
+
+bool cmd_execute(Session *s, const char *line)
+{
+	while (is_blank(*line))
+		line++;
+	size_t n = 0;
+	while (line[n] && !is_blank(line[n]))
+		n++;
+	const Command *c = lookup(s, line, n);
+	if (!c)
+		return false;
+	const char *rest = line + n;
+	while (is_blank(*rest))
+		rest++;
+	return run_with_args(s, c, rest);
+}
+
+/* --- completion --- */
+
+void cmd_matches_add(CmdMatches *m, const char *s)
+{
+	if (m->n == m->cap) {
+		int cap = m->cap ? m->cap * 2 : 16;
+		char **v = realloc(m->v, (size_t)cap * sizeof *v);
+		if (!v)
+			return;
+		m->v = v;
+		m->cap = cap;
+	}
+	char *d = strdup(s);
+	if (d)
+		m->v[m->n++] = d;
+}
+
+void cmd_matches_free(CmdMatches *m)
+{
+	for (int i = 0; i < m->n; i++)
+		free(m->v[i]);
+	free(m->v);
+	memset(m, 0, sizeof *m);
+}
+
+void cmd_complete_none(const Session *s, const char *prefix, CmdMatches *out)
+{
+	(void)s, (void)prefix, (void)out;
+}
+
+void cmd_complete_commands(const Session *s, const char *prefix,
+			   CmdMatches *out)
+{
+	(void)s;
+	size_t n = strlen(prefix);
+	for (int i = 0; i < NCOMMANDS; i++)
+		if (strncmp(commands[i].name, prefix, n) == 0)
+			cmd_matches_add(out, commands[i].name);
+}
+
+/* Instruction names of c starting with prefix, '%'-prefixed if asked. */
+static void add_instr_names(const HloComp *c, const char *prefix, bool sigil,
+			    CmdMatches *out)
+{
+	size_t n = strlen(prefix);
+	StrBuf b;
+	sb_init(&b);
+	for (int i = 0; i < c->n; i++) {
+		const char *name = c->instrs[i]->name;
+		if (strncmp(name, prefix, n) != 0)
+			continue;
+		sb_clear(&b);
+		sb_printf(&b, "%s%s", sigil ? "%" : "", name);
+		cmd_matches_add(out, sb_str(&b));
+	}
+	sb_free(&b);
+}
+
+void cmd_complete_instrs(const Session *s, const char *prefix, CmdMatches *out)
+{
+	if (!s || !s->mod)
+		return;
+	const HloModule *m = s->mod;
+	bool sigil = prefix[0] == '%';
+	for (int i = 0; i < m->ncomps; i++)
+		add_instr_names(m->comps[i], repl_bare_name(prefix), sigil,
+				out);
+}
+
+void cmd_complete_names(const Session *s, const char *prefix, CmdMatches *out)
+{
+	if (!s || !s->mod)
+		return;
+	const char *bare = repl_bare_name(prefix);
+	const HloModule *m = s->mod;
+	for (int i = 0; i < m->ncomps; i++)
+		if (strncmp(m->comps[i]->name, bare, strlen(bare)) == 0)
+			cmd_matches_add(out, m->comps[i]->name);
+	cmd_complete_instrs(s, prefix, out);
+}
+
+void cmd_complete_list(const Session *s, const char *prefix, CmdMatches *out)
+{
+	if (strncmp("computations", prefix, strlen(prefix)) == 0)
+		cmd_matches_add(out, "computations");
+	if (s && s->mod && s->mod->entry)
+		add_instr_names(s->mod->entry, prefix, false, out);
+}
+
+bool cmd_complete_line(const Session *s, const char *line, int start,
+		       const char *prefix, CmdMatches *out)
+{
+	size_t i = 0;
+	while (is_blank(line[i]))
+		i++;
+	if ((size_t)start <= i) {
+		cmd_complete_commands(s, prefix, out);
+		return true;
+	}
+	size_t n = 0;
+	while (line[i + n] && !is_blank(line[i + n]))
+		n++;
+	const Command *c = cmd_find_exact(line + i, n);
+	if (!c && count_prefixed(line + i, n, &c) != 1)
+		return true;
+	if (!c->complete)
+		return false;
+	c->complete(s, prefix, out);
+	return true;
+}

@@ -1,0 +1,459 @@
+/* reader.c - lines in, units out.
+ *
+ * A unit is decided by its first line: an instruction ("[ROOT] name ="),
+ * an HLO block (HloModule, ENTRY, or a line leaving a '{' or '(' open), or
+ * else a command. Instructions and blocks read continuation lines until
+ * their brackets balance. A block then takes further computations while
+ * they follow, so a whole XLA dump pasted or embedded in a script loads as
+ * one module. It ends at a command or an instruction line, at end of
+ * input, or after the ENTRY computation (at once at the prompt; in a
+ * script, unless more computations follow). */
+#include "reader.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "parse.h"
+
+#ifdef XR_HAVE_READLINE
+#include <readline/history.h>
+#include <readline/readline.h>
+#endif
+
+#define PROMPT      "xla> "
+#define PROMPT_CONT "...> "
+enum { HISTORY_MAX = 1000 };
+
+/* --- classifying a line --- */
+
+static size_t skip_blanks(const char *s, size_t n, size_t i)
+{
+	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' ||
+			 s[i] == '\f' || s[i] == '\v'))
+		i++;
+	return i;
+}
+
+static bool is_name_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '-';
+}
+
+static size_t name_end(const char *s, size_t n, size_t i)
+{
+	while (i < n && is_name_char(s[i]))
+		i++;
+	return i;
+}
+
+/* s[i..] is the word w, not just a prefix of a longer name. */
+static bool word_is(const char *s, size_t n, size_t i, const char *w)
+{
+	size_t k = strlen(w);
+	return n - i >= k && memcmp(s + i, w, k) == 0 &&
+	       name_end(s, n, i) == i + k;
+}
+
+/* "[ROOT] [%]name =" whatever the name: a typed instruction must never be
+ * taken for a command, however short its name. */
+static bool is_instr(const char *s, size_t n, size_t i)
+{
+	if (word_is(s, n, i, "ROOT")) {
+		size_t j = skip_blanks(s, n, i + 4);
+		if (j < n && s[j] == '=')
+			return true; /* an instruction named ROOT */
+		i = j;
+	}
+	if (i < n && s[i] == '%')
+		i++;
+	size_t e = name_end(s, n, i);
+	if (e == i)
+		return false;
+	e = skip_blanks(s, n, e);
+	return e < n && s[e] == '=';
+}
+
+/* The first word names a command exactly (a prefix does not count here,
+ * so `add {` still starts a computation). */
+static bool is_command_word(const char *s, size_t n, size_t i)
+{
+	size_t e = name_end(s, n, i);
+	if (e == i || (e < n && skip_blanks(s, n, e) == e))
+		return false;
+	return cmd_find_exact(s + i, e - i) != NULL;
+}
+
+/* '#', or an HLO comment filling the line: "// ..." or a closed slash-star
+ * comment (dumps may start with one). */
+static bool is_comment(const char *s, size_t n, size_t i)
+{
+	if (s[i] == '#' || (n - i >= 2 && memcmp(s + i, "//", 2) == 0))
+		return true;
+	if (n - i < 4 || memcmp(s + i, "/*", 2) != 0)
+		return false;
+	for (size_t j = i + 2; j + 1 < n; j++)
+		if (s[j] == '*' && s[j + 1] == '/')
+			return skip_blanks(s, n, j + 2) == n;
+	return false;
+}
+
+LineKind repl_classify_line(const char *s, size_t n)
+{
+	size_t i = skip_blanks(s, n, 0);
+	if (i == n)
+		return LINE_BLANK;
+	if (is_comment(s, n, i))
+		return LINE_COMMENT;
+	if (is_instr(s, n, i))
+		return LINE_INSTR;
+	if (is_command_word(s, n, i))
+		return LINE_COMMAND;
+	if (word_is(s, n, i, "HloModule"))
+		return LINE_MODULE;
+	if (word_is(s, n, i, "ENTRY") || parse_open_depth(s + i, n - i) > 0)
+		return LINE_BLOCK;
+	return LINE_OTHER;
+}
+
+/* Inside a block, a command abbreviated to a unique prefix ends it too. */
+static bool names_command(const char *s, size_t n)
+{
+	size_t i = skip_blanks(s, n, 0), e = name_end(s, n, i);
+	if (e == i || (e < n && skip_blanks(s, n, e) == e))
+		return false;
+	return cmd_find(s + i, e - i) != NULL;
+}
+
+/* --- reading lines --- */
+
+static bool get_line(Reader *r, const char *prompt)
+{
+	if (r->interactive && prompt) {
+		fputs(prompt, r->prompt_out);
+		fflush(r->prompt_out);
+	}
+	ssize_t got = getline(&r->buf, &r->cap, r->in);
+	if (got < 0)
+		return false;
+	size_t n = (size_t)got;
+	if (n && r->buf[n - 1] == '\n')
+		n--;
+	if (n && r->buf[n - 1] == '\r')
+		n--;
+	sb_putn(&r->cur, r->buf, n);
+	return true;
+}
+
+#ifdef XR_HAVE_READLINE
+static bool rl_get_line(Reader *r, const char *prompt)
+{
+	char *l = readline(prompt);
+	if (!l)
+		return false;
+	if (*l)
+		add_history(l);
+	sb_puts(&r->cur, l);
+	free(l);
+	return true;
+}
+#else
+static bool rl_get_line(Reader *r, const char *prompt)
+{
+	return get_line(r, prompt);
+}
+#endif
+
+/* The next line into r->cur; a pushed-back line is still there. */
+static bool next_line(Reader *r, const char *prompt)
+{
+	if (r->has_pending) {
+		r->has_pending = false;
+		return true;
+	}
+	sb_clear(&r->cur);
+	/* A terminal gives EOF (Ctrl-D) once and then reads on: remember it,
+	 * so Ctrl-D in the middle of a block ends the session too. */
+	if (r->eof)
+		return false;
+	bool got = r->readline ? rl_get_line(r, prompt) : get_line(r, prompt);
+	if (got)
+		r->line++;
+	r->eof = !got;
+	return got;
+}
+
+/* --- assembling a unit --- */
+
+static const char *cur_text(Reader *r) { return sb_str(&r->cur); }
+
+/* Brackets left open by the unit's text after r->settled (normally just
+ * the newest line), and whether it ends inside a slash-star comment. */
+static int region_depth(Reader *r, bool *in_comment)
+{
+	const char *s = sb_str(&r->unit) + r->settled;
+	size_t n = r->unit.len - r->settled;
+	int d = parse_open_depth(s, n);
+	*in_comment = false;
+	if (!strstr(s, "/*"))
+		return d;
+	/* parse_open_depth counts an open comment as one more level;
+	 * closing it shows whether that happened. */
+	StrBuf t;
+	sb_init(&t);
+	sb_putn(&t, s, n);
+	sb_puts(&t, "\n*/");
+	*in_comment = parse_open_depth(sb_str(&t), t.len) != d;
+	sb_free(&t);
+	return d;
+}
+
+static void unit_add(Reader *r)
+{
+	const char *s = cur_text(r);
+	size_t n = r->cur.len;
+	if (r->nlines++)
+		sb_putc(&r->unit, '\n');
+	if (!r->nul_line && memchr(s, 0, n))
+		r->nul_line = r->line;
+	/* A '#' comment inside HLO text stays as an empty line: the parser
+	 * does not know '#', and line numbers must not shift. */
+	size_t i = skip_blanks(s, n, 0);
+	if (i < n && s[i] == '#')
+		return;
+	sb_putn(&r->unit, s, n);
+	/* Counting line by line keeps long blocks linear; only while a
+	 * comment spans lines are its lines counted again together. */
+	bool in_comment;
+	r->depth = r->base + region_depth(r, &in_comment);
+	if (!in_comment) {
+		r->base = r->depth;
+		r->settled = r->unit.len;
+	}
+}
+
+static void unit_start(Reader *r)
+{
+	sb_clear(&r->unit);
+	r->start = r->line;
+	r->depth = r->base = 0;
+	r->settled = 0;
+	r->nlines = 0;
+	r->nul_line = 0;
+	unit_add(r);
+}
+
+/* Reads continuation lines while brackets are open; false at EOF. */
+static bool gather_open(Reader *r)
+{
+	while (r->depth > 0) {
+		if (!next_line(r, PROMPT_CONT))
+			return false;
+		unit_add(r);
+	}
+	return true;
+}
+
+static bool starts_entry(Reader *r)
+{
+	const char *s = cur_text(r);
+	size_t n = r->cur.len;
+	return word_is(s, n, skip_blanks(s, n, 0), "ENTRY");
+}
+
+/* Does the line just read belong to the block? Before the ENTRY
+ * computation anything but a command or an instruction does (XLA dumps
+ * put stack-frame tables there); after it, only further computations. */
+static bool block_takes(Reader *r, bool after_entry)
+{
+	const char *s = cur_text(r);
+	size_t n = r->cur.len;
+	switch (repl_classify_line(s, n)) {
+	case LINE_BLANK:
+	case LINE_COMMENT:
+	case LINE_BLOCK:
+		return true;
+	case LINE_OTHER:
+		return !after_entry && !names_command(s, n);
+	default:
+		return false;
+	}
+}
+
+/* Whole computations until the block ends (see the file comment). The
+ * ENTRY computation ends it once its body has been opened and closed
+ * (its '{' may come on a line of its own); a script may still define
+ * computations after it, so there one more line is looked at. */
+static bool gather_block(Reader *r)
+{
+	bool entry = starts_entry(r), body = r->depth > 0, done = false;
+	for (;;) {
+		if (!gather_open(r))
+			return false;
+		if (r->depth < 0 || (entry && body && r->interactive))
+			return true;
+		done = done || (entry && body);
+		if (!next_line(r, PROMPT_CONT))
+			return true;
+		if (!block_takes(r, done)) {
+			r->has_pending = true;
+			return true;
+		}
+		if (starts_entry(r))
+			entry = true, body = false;
+		unit_add(r);
+		body = body || r->depth > 0;
+	}
+}
+
+static void fail_unit(Unit *u, const char *msg, int line)
+{
+	u->kind = UNIT_ERROR;
+	u->error = msg;
+	u->line = line;
+}
+
+static void finish(Reader *r, Unit *u, UnitKind kind, bool complete)
+{
+	u->kind = kind;
+	u->line = r->start;
+	u->text = sb_str(&r->unit);
+	u->len = r->unit.len;
+	u->error = NULL;
+	if (!complete) {
+		snprintf(r->msg, sizeof r->msg,
+			 "unterminated block started at line %d", r->start);
+		fail_unit(u, r->msg, r->line);
+	} else if (r->nul_line) {
+		fail_unit(u, "NUL byte in input", r->nul_line);
+	} else if (r->unit.oom) {
+		fail_unit(u, "out of memory reading the input", r->start);
+	}
+}
+
+bool repl_read_unit(Reader *r, Unit *u)
+{
+	LineKind k;
+	do {
+		if (!next_line(r, PROMPT))
+			return false;
+		k = repl_classify_line(cur_text(r), r->cur.len);
+	} while (k == LINE_BLANK || k == LINE_COMMENT);
+	unit_start(r);
+	if (k == LINE_INSTR)
+		finish(r, u, UNIT_INSTR, gather_open(r));
+	else if (k == LINE_BLOCK || k == LINE_MODULE)
+		finish(r, u, UNIT_BLOCK, gather_block(r));
+	else
+		finish(r, u, UNIT_COMMAND, true); /* LINE_OTHER too: dispatch
+						     knows prefixes and junk */
+	return true;
+}
+
+/* --- Readline: history and completion --- */
+
+#ifdef XR_HAVE_READLINE
+/* Readline's completion callback takes no context pointer, so the session
+ * it completes against has to be reachable from here. */
+static const Session *rl_session;
+
+static char *common_prefix(const CmdMatches *m)
+{
+	size_t n = strlen(m->v[0]);
+	for (int i = 1; i < m->n; i++) {
+		size_t k = 0;
+		while (k < n && m->v[i][k] == m->v[0][k])
+			k++;
+		n = k;
+	}
+	return strndup(m->v[0], n);
+}
+
+/* Readline's match array: the text to insert, then the candidates. */
+static char **match_array(CmdMatches *m)
+{
+	char **v = malloc(((size_t)m->n + 2) * sizeof *v);
+	if (!v)
+		return NULL;
+	int k = 0;
+	if (m->n > 1)
+		v[k++] = common_prefix(m);
+	for (int i = 0; i < m->n; i++)
+		v[k++] = m->v[i];
+	v[k] = NULL;
+	m->n = 0;
+	return v;
+}
+
+static char **complete_hook(const char *text, int start, int end)
+{
+	(void)end;
+	CmdMatches m = {0};
+	if (!cmd_complete_line(rl_session, rl_line_buffer, start, text, &m)) {
+		cmd_matches_free(&m);
+		return NULL; /* Readline falls back to file names */
+	}
+	rl_attempted_completion_over = 1;
+	char **v = m.n ? match_array(&m) : NULL;
+	cmd_matches_free(&m);
+	return v;
+}
+
+static void rl_setup(Reader *r, const Session *s)
+{
+	rl_session = s;
+	rl_readline_name = "xla-repl";
+	rl_attempted_completion_function = complete_hook;
+	using_history();
+	stifle_history(HISTORY_MAX);
+	const char *home = getenv("HOME");
+	if (!home || !*home)
+		return;
+	size_t n = strlen(home) + sizeof "/.xla_repl_history";
+	r->history_path = malloc(n);
+	if (!r->history_path)
+		return;
+	snprintf(r->history_path, n, "%s/.xla_repl_history", home);
+	read_history(r->history_path);
+}
+
+static void rl_teardown(Reader *r)
+{
+	if (r->history_path) {
+		write_history(r->history_path);
+		history_truncate_file(r->history_path, HISTORY_MAX);
+	}
+	rl_session = NULL;
+}
+#endif
+
+void repl_reader_init(Reader *r, FILE *in, bool interactive, const Session *s)
+{
+	memset(r, 0, sizeof *r);
+	r->in = in;
+	r->prompt_out = s ? s->out : stdout;
+	r->interactive = interactive;
+	sb_init(&r->cur);
+	sb_init(&r->unit);
+	(void)s;
+#ifdef XR_HAVE_READLINE
+	r->readline = interactive && in == stdin && isatty(fileno(in));
+	if (r->readline)
+		rl_setup(r, s);
+#endif
+}
+
+void repl_reader_free(Reader *r)
+{
+#ifdef XR_HAVE_READLINE
+	if (r->readline)
+		rl_teardown(r);
+#endif
+	free(r->history_path);
+	free(r->buf);
+	sb_free(&r->cur);
+	sb_free(&r->unit);
+}

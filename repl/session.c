@@ -1,0 +1,272 @@
+/* session.c - session state, error reporting, and the three ways a module
+ * changes: load from text, new, and a typed instruction line.
+ *
+ * Every change follows one rule: build the new module on the side (a
+ * fresh parse or a clone), verify it, and only then swap it in, so a
+ * failed command changes nothing. */
+#include "session.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+#include "print.h"
+#include "verify.h"
+
+void repl_session_init(Session *s, FILE *out, FILE *err)
+{
+	memset(s, 0, sizeof *s);
+	s->out = out;
+	s->err = err;
+}
+
+void repl_session_free(Session *s)
+{
+	hlo_module_free(s->mod);
+	s->mod = NULL;
+}
+
+void repl_set_module(Session *s, HloModule *m)
+{
+	if (s->mod != m)
+		hlo_module_free(s->mod);
+	s->mod = m;
+}
+
+HloModule *repl_new_module(const char *name)
+{
+	HloModule *m = hlo_module_new(name);
+	if (!m)
+		return NULL;
+	HloComp *c = hlo_comp_new(m, "main");
+	if (!c) {
+		hlo_module_free(m);
+		return NULL;
+	}
+	hlo_module_set_entry(m, c);
+	return m;
+}
+
+bool repl_verror(Session *s, const char *fmt, va_list ap)
+{
+	/* stdout is buffered and stderr is not: flush first so a transcript
+	 * of both streams keeps the order things happened in. */
+	fflush(s->out);
+	if (s->src_name && s->line > 0)
+		fprintf(s->err, "%s:%d: ", s->src_name, s->line);
+	fputs("error: ", s->err);
+	vfprintf(s->err, fmt, ap);
+	fputc('\n', s->err);
+	fflush(s->err);
+	return false;
+}
+
+bool repl_error(Session *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	repl_verror(s, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+void repl_print_diag(Session *s, Diag *d)
+{
+	const char *t = diag_text(d);
+	if (!*t)
+		return;
+	fflush(s->out);
+	fputs(t, s->err);
+	fflush(s->err);
+}
+
+const char *repl_quote(char *buf, size_t cap, const char *s, size_t n)
+{
+	/* Stop while there is room for one escape, "..." and the NUL. */
+	size_t o = 0, i = 0;
+	for (; i < n && o + 8 < cap; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 32 || c == 127)
+			o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", c);
+		else
+			buf[o++] = (char)c;
+	}
+	if (i < n)
+		o = (size_t)(stpcpy(buf + o, "...") - buf);
+	buf[o] = 0;
+	return buf;
+}
+
+bool repl_need_module(Session *s)
+{
+	if (s->mod)
+		return true;
+	return repl_error(s, "no module (use 'load PATH', 'new' or type "
+			     "an instruction)");
+}
+
+const char *repl_bare_name(const char *name)
+{
+	return name[0] == '%' ? name + 1 : name;
+}
+
+HloInstr *repl_find_instr(const HloModule *m, const char *name)
+{
+	name = repl_bare_name(name);
+	if (m->entry) {
+		HloInstr *ins = hlo_comp_find(m->entry, name);
+		if (ins)
+			return ins;
+	}
+	for (int i = 0; i < m->ncomps; i++) {
+		HloInstr *ins = hlo_comp_find(m->comps[i], name);
+		if (ins)
+			return ins;
+	}
+	return NULL;
+}
+
+/* Prints what core said, or a fallback when it failed without a word
+ * (out of memory, say), so a failure is never silent. */
+static bool report(Session *s, Diag *d, bool ok, const char *fallback)
+{
+	repl_print_diag(s, d);
+	if (!ok && d->errors == 0)
+		repl_error(s, "%s", fallback);
+	return ok;
+}
+
+/* Core records positions relative to the text it was given; text typed
+ * in a script starts further down, and `info` should name the script
+ * line. */
+static void shift_instr(HloInstr *ins, int by)
+{
+	if (ins->loc.line > 0)
+		ins->loc.line += by;
+}
+
+static void shift_locs(HloModule *m, int by)
+{
+	for (int i = 0; by && i < m->ncomps; i++) {
+		HloComp *c = m->comps[i];
+		if (c->loc.line > 0)
+			c->loc.line += by;
+		for (int j = 0; j < c->n; j++)
+			shift_instr(c->instrs[j], by);
+	}
+}
+
+bool repl_load_text(Session *s, const char *name, const char *text, size_t len,
+		    int line_offset)
+{
+	SrcFile src = {name, text, len, line_offset};
+	Diag d;
+	diag_init(&d);
+	ParseStatus st = PARSE_OK;
+	HloModule *m = parse_module(&src, &d, &st);
+	bool ok = m && verify_module(m, &d, &src);
+	report(s, &d, ok, "cannot load the module");
+	diag_free(&d);
+	if (!ok) {
+		hlo_module_free(m);
+		return false;
+	}
+	shift_locs(m, line_offset);
+	repl_set_module(s, m);
+	return true;
+}
+
+bool repl_read_file(const char *path, char **text, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	StrBuf b;
+	sb_init(&b);
+	char chunk[65536];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		sb_putn(&b, chunk, n);
+	int e = ferror(f) ? errno : b.oom ? ENOMEM : 0;
+	fclose(f);
+	if (e) {
+		sb_free(&b);
+		errno = e;
+		return false;
+	}
+	*len = b.len;
+	*text = sb_take(&b);
+	return *text != NULL || (errno = ENOMEM, false);
+}
+
+static const char *plural(int n) { return n == 1 ? "" : "s"; }
+
+void repl_describe_module(Session *s, const char *from)
+{
+	const HloModule *m = s->mod;
+	int n = hlo_module_instr_count(m);
+	fprintf(s->out,
+		"loaded module '%s'%s%s (%d computation%s, "
+		"%d instruction%s)\n",
+		m->name, from ? " from " : "", from ? from : "", m->ncomps,
+		plural(m->ncomps), n, plural(n));
+}
+
+bool repl_load_path(Session *s, const char *path)
+{
+	char *text = NULL;
+	size_t len = 0;
+	if (!repl_read_file(path, &text, &len))
+		return repl_error(s, "cannot read '%s': %s", path,
+				  strerror(errno));
+	bool ok = repl_load_text(s, path, text, len, 0);
+	free(text);
+	if (ok)
+		repl_describe_module(s, path);
+	return ok;
+}
+
+/* Shows the instruction as parsed, inferred shape included, so a person
+ * typing lines sees what the shape rules made of them. */
+static void echo_instr(Session *s, const HloInstr *ins)
+{
+	StrBuf b;
+	sb_init(&b);
+	PrintOpts o = print_opts_default;
+	o.short_form = true;
+	o.max_const_elems = 64;
+	print_instr(&b, ins, &o);
+	fprintf(s->out, "%s\n", sb_str(&b));
+	sb_free(&b);
+}
+
+bool repl_add_instr(Session *s, const char *text, size_t len, int line)
+{
+	HloModule *m =
+		s->mod ? hlo_module_clone(s->mod) : repl_new_module("module");
+	if (!m)
+		return repl_error(s, "out of memory");
+	if (!m->entry) {
+		hlo_module_free(m);
+		return repl_error(s, "the module has no ENTRY computation");
+	}
+	const char *name = s->src_name ? s->src_name : "<stdin>";
+	SrcFile src = {name, text, len, line > 0 ? line - 1 : 0};
+	Diag d;
+	diag_init(&d);
+	ParseStatus st = PARSE_OK;
+	HloInstr *ins = parse_instr_line(m->entry, &src, &d, &st);
+	bool ok = ins && verify_module(m, &d, &src);
+	report(s, &d, ok, "cannot add the instruction");
+	diag_free(&d);
+	if (!ok) {
+		hlo_module_free(m);
+		return false;
+	}
+	shift_instr(ins, src.line_offset);
+	repl_set_module(s, m);
+	if (s->interactive)
+		echo_instr(s, ins);
+	return true;
+}

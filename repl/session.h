@@ -1,0 +1,87 @@
+/* session.h - the state one REPL session carries between commands.
+ *
+ * Everything a command may touch is here and passed explicitly: the
+ * current module, where output goes, and where the command came from so
+ * errors can point at it. Two sessions can live side by side, and a test
+ * can hand one memory streams (fmemopen, tmpfile). */
+#ifndef XR_SESSION_H
+#define XR_SESSION_H
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "diag.h"
+#include "hlo.h"
+
+typedef struct Reader Reader;
+
+typedef struct Session {
+	HloModule *mod; /* current module; NULL until load/new/typed line */
+	FILE *out;      /* normal output */
+	FILE *err;      /* errors and diagnostics */
+	/* Where the current command came from: a script path, "<stdin>" or
+	 * "-e"; NULL interactively (errors then carry no location). */
+	const char *src_name;
+	int line;         /* line of the current command in src_name */
+	bool interactive; /* prompt, banner, echo of typed instructions */
+	bool keep_going;  /* --keep-going: a failure does not stop a batch */
+	bool quit;        /* set by quit/exit or by a failure in batch */
+	int failures;     /* failed commands so far */
+} Session;
+
+void repl_session_init(Session *s, FILE *out, FILE *err);
+void repl_session_free(Session *s);
+/* Makes m the current module (taking ownership) and frees the old one. */
+void repl_set_module(Session *s, HloModule *m);
+/* An empty module with an empty ENTRY computation "main". */
+HloModule *repl_new_module(const char *name);
+
+/* "FILE:LINE: error: MESSAGE" in batch, "error: MESSAGE" interactively.
+ * Always returns false so handlers can `return repl_error(...)`. */
+bool repl_error(Session *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+bool repl_verror(Session *s, const char *fmt, va_list ap);
+/* Prints a core Diag as it is (it already carries its locations). */
+void repl_print_diag(Session *s, Diag *d);
+/* Quotes untrusted text for an error message (cap >= 16): control bytes
+ * escaped, long text cut, so junk cannot flood or garble a terminal. */
+const char *repl_quote(char *buf, size_t cap, const char *s, size_t n);
+/* Error "no module ..." unless a module is loaded. */
+bool repl_need_module(Session *s);
+/* Instruction by name ('%' optional): the entry computation first, then
+ * the others in definition order. NULL if there is none. */
+HloInstr *repl_find_instr(const HloModule *m, const char *name);
+/* Strips the '%' sigil that XLA's long form puts before names. */
+const char *repl_bare_name(const char *name);
+
+/* Parses and verifies text as a whole module and makes it current; on any
+ * error prints the diagnostics and keeps the old module. line_offset is
+ * the line before the text's first line in file name. */
+bool repl_load_text(Session *s, const char *name, const char *text, size_t len,
+		    int line_offset);
+/* One line saying which module was loaded (from: a file name or NULL). */
+void repl_describe_module(Session *s, const char *from);
+/* load PATH: reads, parses and verifies a file, then reports it. */
+bool repl_load_path(Session *s, const char *path);
+/* Reads a file into a malloc'd NUL-terminated buffer; false with errno. */
+bool repl_read_file(const char *path, char **text, size_t *len);
+/* Adds one typed instruction ("[ROOT] name = ...") to the entry
+ * computation; the module is unchanged on any error. */
+bool repl_add_instr(Session *s, const char *text, size_t len, int line);
+
+/* Counts a failed command; in batch without --keep-going it also ends
+ * the session. */
+void repl_note_failure(Session *s);
+/* Runs every unit the reader yields until EOF or quit. Returns false when
+ * a unit failed. */
+bool repl_run_reader(Session *s, Reader *r);
+/* Runs a stream as the source called name (NULL: interactive). */
+bool repl_run_stream(Session *s, FILE *in, const char *name, bool interactive);
+/* Runs a script file (batch). */
+bool repl_run_file(Session *s, const char *path);
+/* Runs text as a script called name. */
+bool repl_run_string(Session *s, const char *name, const char *text,
+		     size_t len);
+
+#endif

@@ -1,0 +1,239 @@
+/* bench_load.c - load benchmark: parse_module + verify_module on a
+ * generated module of N instructions (make bench; not a test).
+ *
+ * The module looks like a real XLA dump: long form with % sigils, typed
+ * operands, layouts and metadata; parameters, broadcasts, elementwise
+ * chains, reduces calling a to_apply computation, dots, tuples and
+ * get-tuple-elements. Timing is the median of several runs on the
+ * monotonic clock. Targets (issue 2): 10k instructions in <= 10 ms, and
+ * per-instruction cost at 100k <= 3x that at 10k.
+ *
+ *   xr_bench [--check] [N...]   default N: 10000 100000
+ *   xr_bench --print N          write the generated module to stdout
+ *   --check: exit 3 when a target is missed. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#endif
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "diag.h"
+#include "hlo.h"
+#include "parse.h"
+#include "strbuf.h"
+#include "verify.h"
+
+enum { MAX_SIZES = 16 };
+
+#define X      "f32[64,128]{1,0}"
+#define W      "f32[128,64]{1,0}"
+#define ACC    "f32[64,64]{1,0}"
+#define ROW    "f32[64]{0}"
+#define SCALAR "f32[]"
+
+/* One block is ten instructions; x is the chain value, acc the dot sum. */
+static void block(StrBuf *b, int i, int *x, int *acc)
+{
+	int xi = *x, ai = *acc;
+	sb_printf(b,
+		  "  %%bcast.%d = " X " broadcast(" SCALAR " %%p2), "
+		  "dimensions={}\n",
+		  i);
+	sb_printf(b,
+		  "  %%add.%d = " X " add(" X " %%x.%d, " X " %%bcast.%d), "
+		  "metadata={op_type=\"Add\" op_name=\"jit(step)/add\" "
+		  "source_file=\"model.py\" source_line=%d}\n",
+		  i, xi, i, i);
+	sb_printf(b,
+		  "  %%mul.%d = " X " multiply(" X " %%add.%d, " X " %%x.%d)\n",
+		  i, i, xi);
+	sb_printf(b, "  %%exp.%d = " X " exponential(" X " %%mul.%d)\n", i, i);
+	sb_printf(b,
+		  "  %%x.%d = " X " maximum(" X " %%exp.%d, " X
+		  " %%bcast.%d)\n",
+		  i + 1, i, i);
+	sb_printf(b,
+		  "  %%red.%d = " ROW " reduce(" X " %%x.%d, " SCALAR
+		  " %%zero), dimensions={1}, to_apply=%%add_f32\n",
+		  i, i + 1);
+	sb_printf(b,
+		  "  %%dot.%d = " ACC " dot(" X " %%x.%d, " W " %%p1), "
+		  "lhs_contracting_dims={1}, rhs_contracting_dims={0}\n",
+		  i, i + 1);
+	sb_printf(b,
+		  "  %%tup.%d = (" ROW ", " ACC ") tuple(" ROW " %%red.%d, " ACC
+		  " %%dot.%d)\n",
+		  i, i, i);
+	sb_printf(b,
+		  "  %%gte.%d = " ACC " get-tuple-element((" ROW ", " ACC
+		  ") %%tup.%d), index=1\n",
+		  i, i);
+	sb_printf(b,
+		  "  %%acc.%d = " ACC " add(" ACC " %%acc.%d, " ACC
+		  " %%gte.%d)\n",
+		  i + 1, ai, i);
+	*x = i + 1;
+	*acc = i + 1;
+}
+
+/* Generates a module with exactly n instructions (n >= 12). */
+static void gen_module(StrBuf *b, int n)
+{
+	sb_printf(b, "HloModule bench_load, entry_computation_layout="
+		     "{(" X ", " W ", " SCALAR ")->" ACC "}\n\n");
+	sb_puts(b, "%add_f32 (a: f32[], b: f32[]) -> f32[] {\n"
+		   "  %a = f32[] parameter(0)\n"
+		   "  %b = f32[] parameter(1)\n"
+		   "  ROOT %sum = f32[] add(f32[] %a, f32[] %b)\n"
+		   "}\n\n");
+	sb_puts(b, "ENTRY %main (p0: f32[64,128], p1: f32[128,64], p2: f32[]) "
+		   "-> f32[64,64] {\n");
+	sb_puts(b, "  %x.0 = " X " parameter(0)\n"
+		   "  %p1 = " W " parameter(1)\n"
+		   "  %p2 = " SCALAR " parameter(2)\n"
+		   "  %zero = " SCALAR " constant(0)\n"
+		   "  %acc.0 = " ACC " broadcast(" SCALAR " %zero), "
+		   "dimensions={}\n");
+	int fixed = 3 + 5 + 1; /* add_f32, entry prologue, root */
+	int blocks = (n - fixed) / 10, pad = (n - fixed) % 10;
+	int x = 0, acc = 0;
+	for (int i = 0; i < blocks; i++)
+		block(b, i, &x, &acc);
+	for (int k = 0; k < pad; k++, acc++)
+		sb_printf(b, "  %%acc.%d = " ACC " negate(" ACC " %%acc.%d)\n",
+			  acc + 1, acc);
+	sb_printf(b, "  ROOT %%out = " ACC " copy(" ACC " %%acc.%d)\n}\n", acc);
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Loads text once; returns elapsed ns, or -1 with the diagnostics printed.
+ * *count gets the module's instruction count. */
+static double load_once(const char *text, size_t len, int *count)
+{
+	SrcFile src = {.name = "<bench>", .text = text, .len = len};
+	Diag d;
+	diag_init(&d);
+	ParseStatus st = PARSE_OK;
+	double t0 = now_ns();
+	HloModule *m = parse_module(&src, &d, &st);
+	bool ok = m && verify_module(m, &d, &src);
+	double t1 = now_ns();
+	if (!ok) {
+		fprintf(stderr, "bench: load failed:\n%s", diag_text(&d));
+		if (m)
+			hlo_module_free(m);
+		diag_free(&d);
+		return -1;
+	}
+	*count = hlo_module_instr_count(m);
+	hlo_module_free(m);
+	diag_free(&d);
+	return t1 - t0;
+}
+
+typedef struct Result {
+	int n, count;
+	double median_ns, min_ns;
+} Result;
+
+static bool run_size(int n, Result *r)
+{
+	StrBuf b;
+	sb_init(&b);
+	gen_module(&b, n);
+	if (b.oom) {
+		fprintf(stderr, "bench: out of memory generating n=%d\n", n);
+		sb_free(&b);
+		return false;
+	}
+	int runs = n <= 20000 ? 21 : n <= 200000 ? 7 : 3;
+	double t[21];
+	r->n = n;
+	if (load_once(sb_str(&b), b.len, &r->count) < 0) { /* warm-up */
+		sb_free(&b);
+		return false;
+	}
+	for (int i = 0; i < runs; i++)
+		t[i] = load_once(sb_str(&b), b.len, &r->count);
+	qsort(t, (size_t)runs, sizeof t[0], cmp_double);
+	r->median_ns = t[runs / 2];
+	r->min_ns = t[0];
+	printf("bench: load n=%d instrs=%d bytes=%zu runs=%d median_ms=%.3f "
+	       "min_ms=%.3f per_instr_ns=%.1f mb_per_s=%.1f\n",
+	       n, r->count, b.len, runs, r->median_ns / 1e6, r->min_ns / 1e6,
+	       r->median_ns / r->count, (double)b.len / r->median_ns * 1e3);
+	sb_free(&b);
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	bool check = false;
+	int sizes[MAX_SIZES], nsizes = 0;
+	if (argc == 3 && !strcmp(argv[1], "--print") && atoi(argv[2]) >= 12) {
+		StrBuf b;
+		sb_init(&b);
+		gen_module(&b, atoi(argv[2]));
+		fputs(sb_str(&b), stdout);
+		sb_free(&b);
+		return 0;
+	}
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--check")) {
+			check = true;
+		} else if (nsizes < MAX_SIZES && atoi(argv[i]) >= 12) {
+			sizes[nsizes++] = atoi(argv[i]);
+		} else {
+			fprintf(stderr, "usage: xr_bench [--check] [N...] | "
+					"--print N (N >= 12)\n");
+			return 2;
+		}
+	}
+	if (nsizes == 0) {
+		sizes[nsizes++] = 10000;
+		sizes[nsizes++] = 100000;
+	}
+	Result res[MAX_SIZES];
+	for (int i = 0; i < nsizes; i++)
+		if (!run_size(sizes[i], &res[i]))
+			return 1;
+
+	bool met = true;
+	for (int i = 0; i < nsizes; i++) {
+		if (res[i].n == 10000 && res[i].median_ns > 10e6) {
+			double ms = res[i].median_ns / 1e6;
+			printf("bench: target missed: n=10000 %.3f ms > 10\n",
+			       ms);
+			met = false;
+		}
+	}
+	if (nsizes >= 2) {
+		const Result *lo = &res[0], *hi = &res[nsizes - 1];
+		double ratio = (hi->median_ns / hi->count) /
+			       (lo->median_ns / lo->count);
+		printf("bench: scaling per_instr_ns n=%d/n=%d ratio=%.2f\n",
+		       hi->n, lo->n, ratio);
+		if (ratio > 3.0) {
+			printf("bench: target missed: ratio %.2f > 3\n", ratio);
+			met = false;
+		}
+	}
+	printf("bench: targets %s\n", met ? "met" : "MISSED");
+	return check && !met ? 3 : 0;
+}

@@ -1,0 +1,576 @@
+/* test_print.c - the HLO printer (core/print.c): XLA's long form and the
+ * short form as exact text, elided constants, the fixed point
+ * print(parse(print(parse(x)))) == print(parse(x)) over handwritten
+ * modules, and clones printing like their originals. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+#include "print.h"
+#include "verify.h"
+
+static HloModule *load(const char *text)
+{
+	SrcFile f = {"t.hlo", text, strlen(text), 0};
+	Diag d;
+	diag_init(&d);
+	HloModule *m = parse_module(&f, &d, NULL);
+	if (!m || !verify_module(m, &d, &f))
+		fail_msg("did not load:\n%s\n%s", diag_text(&d), text);
+	diag_free(&d);
+	return m;
+}
+
+static char *print_with(const HloModule *m, const PrintOpts *o)
+{
+	StrBuf b;
+	sb_init(&b);
+	print_module(&b, m, o);
+	assert_false(b.oom);
+	return sb_take(&b);
+}
+
+static char *print_long(const HloModule *m)
+{
+	return print_with(m, &print_opts_default);
+}
+
+/* Like assert_string_equal, but shows the first differing line. */
+static void same_text(const char *got, const char *want)
+{
+	if (!strcmp(got, want))
+		return;
+	const char *g = got, *w = want;
+	int line = 1;
+	while (*g && *g == *w) {
+		line += *g == '\n';
+		g++;
+		w++;
+	}
+	fail_msg("texts differ at line %d:\n--- got:\n%s\n--- want:\n%s", line,
+		 got, want);
+}
+
+/* --- exact text ------------------------------------------------------------ */
+
+static const char *const SMALL =
+	"HloModule small\n"
+	"\n"
+	"add {\n"
+	"  a = f32[] parameter(0)\n"
+	"  b = f32[] parameter(1)\n"
+	"  ROOT s = f32[] add(a, b)\n"
+	"}\n"
+	"\n"
+	"ENTRY main {\n"
+	"  p = f32[2,3]{0,1} parameter(0)\n"
+	"  q = f32[2,3] parameter(1)\n"
+	"  c = f32[] constant(0)\n"
+	"  m = multiply(p, q), metadata={op_name=\"mul\"   source_line=3}\n"
+	"  ROOT r = f32[2] reduce(m, c), dimensions={1}, to_apply=add\n"
+	"}\n";
+
+static void long_form_text(void **st)
+{
+	(void)st;
+	HloModule *m = load(SMALL);
+	char *t = print_long(m);
+	same_text(t,
+		  "HloModule small, entry_computation_layout={(f32[2,3]{0,1}, "
+		  "f32[2,3]{1,0})->f32[2]{0}}\n"
+		  "\n"
+		  "%add (a: f32[], b: f32[]) -> f32[] {\n"
+		  "  %a = f32[] parameter(0)\n"
+		  "  %b = f32[] parameter(1)\n"
+		  "  ROOT %s = f32[] add(f32[] %a, f32[] %b)\n"
+		  "}\n"
+		  "\n"
+		  "ENTRY %main (p: f32[2,3], q: f32[2,3]) -> f32[2] {\n"
+		  "  %p = f32[2,3]{0,1} parameter(0)\n"
+		  "  %q = f32[2,3]{1,0} parameter(1)\n"
+		  "  %c = f32[] constant(0)\n"
+		  "  %m = f32[2,3]{1,0} multiply(f32[2,3]{0,1} %p, "
+		  "f32[2,3]{1,0} %q), "
+		  "metadata={op_name=\"mul\" source_line=3}\n"
+		  "  ROOT %r = f32[2]{0} reduce(f32[2,3]{1,0} %m, f32[] %c), "
+		  "dimensions={1}, to_apply=%add\n"
+		  "}\n");
+	free(t);
+	hlo_module_free(m);
+}
+
+static void short_form_text(void **st)
+{
+	(void)st;
+	HloModule *m = load(SMALL);
+	PrintOpts o = print_opts_default;
+	o.short_form = true;
+	char *t = print_with(m, &o);
+	same_text(t,
+		  "HloModule small, entry_computation_layout={(f32[2,3]{0,1}, "
+		  "f32[2,3]{1,0})->f32[2]{0}}\n"
+		  "\n"
+		  "add (a: f32[], b: f32[]) -> f32[] {\n"
+		  "  a = f32[] parameter(0)\n"
+		  "  b = f32[] parameter(1)\n"
+		  "  ROOT s = f32[] add(a, b)\n"
+		  "}\n"
+		  "\n"
+		  "ENTRY main (p: f32[2,3], q: f32[2,3]) -> f32[2] {\n"
+		  "  p = f32[2,3]{0,1} parameter(0)\n"
+		  "  q = f32[2,3]{1,0} parameter(1)\n"
+		  "  c = f32[] constant(0)\n"
+		  "  m = f32[2,3]{1,0} multiply(p, q), "
+		  "metadata={op_name=\"mul\" source_line=3}\n"
+		  "  ROOT r = f32[2]{0} reduce(m, c), dimensions={1}, "
+		  "to_apply=add\n"
+		  "}\n");
+	/* the short form parses back to the same module */
+	HloModule *m2 = load(t);
+	char *a = print_long(m), *b = print_long(m2);
+	same_text(b, a);
+	free(a);
+	free(b);
+	free(t);
+	hlo_module_free(m2);
+	hlo_module_free(m);
+}
+
+static const char *const TUPLES = "HloModule tuples, is_scheduled=true\n"
+				  "\n"
+				  "ENTRY main {\n"
+				  "  p0 = f32[] parameter(0)\n"
+				  "  p1 = f32[] parameter(1)\n"
+				  "  p2 = f32[] parameter(2)\n"
+				  "  p3 = f32[] parameter(3)\n"
+				  "  p4 = f32[] parameter(4)\n"
+				  "  p5 = s32[3] parameter(5)\n"
+				  "  ROOT t = tuple(p0, p1, p2, p3, p4, p5)\n"
+				  "}\n";
+
+/* Every fifth element of a long tuple shape and every fifth parameter of
+ * the entry layout carry XLA's index comment. */
+static void long_tuple_shapes(void **st)
+{
+	(void)st;
+	HloModule *m = load(TUPLES);
+	char *t = print_long(m);
+	const char *sh =
+		"(f32[], f32[], f32[], f32[], f32[], /*index=5*/s32[3]{0})";
+	char want[512];
+	snprintf(
+		want, sizeof want,
+		"HloModule tuples, is_scheduled=true, entry_computation_layout="
+		"{(f32[], f32[], f32[], f32[], f32[], "
+		"/*index=5*/s32[3]{0})->%s}\n",
+		sh);
+	assert_true(strncmp(t, want, strlen(want)) == 0);
+	assert_non_null(
+		strstr(t, "ENTRY %main (p0: f32[], p1: f32[], p2: f32[], "
+			  "p3: f32[], p4: f32[], p5: s32[3]) -> (f32[], f32[], "
+			  "f32[], f32[], f32[], /*index=5*/s32[3]) {\n"));
+	snprintf(want, sizeof want, "  ROOT %%t = %s tuple(", sh);
+	assert_non_null(strstr(t, want));
+	free(t);
+	hlo_module_free(m);
+}
+
+/* ...and so does every fifth operand, as XLA prints them. */
+static void long_operand_lists(void **st)
+{
+	(void)st;
+	HloModule *m = load(TUPLES);
+	char *t = print_long(m);
+	assert_non_null(
+		strstr(t, "tuple(f32[] %p0, f32[] %p1, f32[] %p2, f32[] %p3, "
+			  "f32[] %p4, /*index=5*/s32[3]{0} %p5)\n"));
+	free(t);
+	PrintOpts o = print_opts_default;
+	o.short_form = true;
+	t = print_with(m, &o);
+	assert_non_null(
+		strstr(t, "tuple(p0, p1, p2, p3, p4, /*index=5*/p5)\n"));
+	free(t);
+	hlo_module_free(m);
+}
+
+static void header_keeps_attributes(void **st)
+{
+	(void)st;
+	HloModule *m = load(
+		"HloModule h, input_output_alias={ {}: (0, {}, may-alias) }, "
+		"entry_computation_layout={(f32[4]{0})->f32[4]{0}}, "
+		"num_partitions=2\n"
+		"ENTRY e {\n  ROOT p = f32[4] parameter(0)\n}\n");
+	char *t = print_long(m);
+	assert_true(
+		strncmp(t,
+			"HloModule h, input_output_alias={ {}: (0, {}, "
+			"may-alias) }, "
+			"entry_computation_layout={(f32[4]{0})->f32[4]{0}}, "
+			"num_partitions=2\n\n",
+			124) == 0);
+	free(t);
+	hlo_module_free(m);
+}
+
+/* --- constants -------------------------------------------------------------- */
+
+static const char *const CONSTS =
+	"ENTRY e {\n"
+	"  a = f32[2,3] constant({ {1, 2, 3}, {4, 5, 6} })\n"
+	"  b = f32[3] constant({1.5, -2, 1e+30})\n"
+	"  c = pred[2] constant({1, 0})\n"
+	"  d = c64[2] constant({(1, 2), (3.5, -4)})\n"
+	"  e = s32[] constant(-7)\n"
+	"  f = pred[] constant(true)\n"
+	"  g = u8[5] constant({0, 1, 2, 3, 255})\n"
+	"  ROOT t = tuple(a, b, c, d, e, f, g)\n"
+	"}\n";
+
+static void constants_in_full(void **st)
+{
+	(void)st;
+	HloModule *m = load(CONSTS);
+	char *t = print_long(m);
+	assert_non_null(strstr(t, "  %a = f32[2,3]{1,0} constant({ { 1, 2, 3 "
+				  "}, { 4, 5, 6 } })\n"));
+	assert_non_null(
+		strstr(t, "  %b = f32[3]{0} constant({1.5, -2, 1e+30})\n"));
+	assert_non_null(strstr(t, "  %c = pred[2]{0} constant({1, 0})\n"));
+	assert_non_null(
+		strstr(t, "  %d = c64[2]{0} constant({(1, 2), (3.5, -4)})\n"));
+	assert_non_null(strstr(t, "  %e = s32[] constant(-7)\n"));
+	assert_non_null(strstr(t, "  %f = pred[] constant(true)\n"));
+	assert_non_null(
+		strstr(t, "  %g = u8[5]{0} constant({0, 1, 2, 3, 255})\n"));
+	free(t);
+	hlo_module_free(m);
+}
+
+static void constants_elided(void **st)
+{
+	(void)st;
+	HloModule *m = load(CONSTS);
+	PrintOpts o = print_opts_default;
+	o.max_const_elems = 3;
+	char *t = print_with(m, &o);
+	assert_non_null(strstr(
+		t, "  %a = f32[2,3]{1,0} constant({...})\n")); /* 6 > 3 */
+	assert_non_null(strstr(
+		t, "  %b = f32[3]{0} constant({1.5, -2, 1e+30})\n")); /* 3 */
+	assert_non_null(strstr(t, "  %g = u8[5]{0} constant({...})\n"));
+	assert_non_null(strstr(t, "  %e = s32[] constant(-7)\n"));
+	free(t);
+	/* elided text parses back (with filler values) and prints the same */
+	o.max_const_elems = 1;
+	t = print_with(m, &o);
+	assert_non_null(strstr(t, "%b = f32[3]{0} constant({...})"));
+	SrcFile f = {"t.hlo", t, strlen(t), 0};
+	Diag d;
+	diag_init(&d);
+	HloModule *m2 = parse_module(&f, &d, NULL);
+	assert_non_null(m2);
+	assert_int_equal(d.warnings, 5);
+	char *t2 = print_with(m2, &o);
+	same_text(t2, t);
+	free(t2);
+	free(t);
+	diag_free(&d);
+	hlo_module_free(m2);
+	hlo_module_free(m);
+}
+
+/* --- attributes -------------------------------------------------------------- */
+
+static const char *instr_text(const HloModule *m, const char *name)
+{
+	static char out[2048];
+	HloInstr *ins = NULL;
+	for (int i = 0; i < m->ncomps && !ins; i++)
+		ins = hlo_comp_find(m->comps[i], name);
+	assert_non_null(ins);
+	StrBuf b;
+	sb_init(&b);
+	PrintOpts o = print_opts_default;
+	o.short_form = true;
+	print_instr(&b, ins, &o);
+	snprintf(out, sizeof out, "%s", sb_str(&b));
+	sb_free(&b);
+	return out;
+}
+
+static void attribute_forms(void **st)
+{
+	(void)st;
+	HloModule *m = load(
+		"add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+		"  ROOT s = f32[] add(a, b)\n}\n"
+		"ENTRY e {\n"
+		"  x = f32[1,8,8,4] parameter(0)\n"
+		"  k = f32[3,3,4,16] parameter(1)\n"
+		"  z = f32[] constant(0)\n"
+		"  c = f32[1,4,4,16] convolution(x, k), window={size=3x3 "
+		"stride=2x2 pad=1_1x1_1}, "
+		"dim_labels=b01f_01io->b01f\n"
+		"  pd = f32[1,10,9,4] pad(x, z), padding=0_0x1_1x0_1x0_0\n"
+		"  pi = f32[1,17,15,4] pad(x, z), "
+		"padding=0_0_0x1_1_1x0_0_1x0_0_0\n"
+		"  sl = f32[1,4,2,4] slice(x), slice={[0:1], [0:8:2], [1:7:3], "
+		"[0:4]}\n"
+		"  rw = f32[1,4,4,4] reduce-window(x, z), window={size=1x2x2x1 "
+		"stride=1x2x2x1}, "
+		"to_apply=add\n"
+		"  cmp = pred[1,8,8,4] compare(x, x), direction=GE, "
+		"type=TOTALORDER\n"
+		"  cc = f32[4] custom-call(z), "
+		"custom_call_target=\"my\\\"target\", "
+		"backend_config={\"a\": [1, 2]}\n"
+		"  ROOT t = tuple(c, pd, pi, sl, rw, cmp, cc)\n"
+		"}\n");
+	assert_string_equal(instr_text(m, "c"),
+			    "c = f32[1,4,4,16]{3,2,1,0} convolution(x, k), "
+			    "window={size=3x3 stride=2x2 pad=1_1x1_1}, "
+			    "dim_labels=b01f_01io->b01f");
+	assert_string_equal(instr_text(m, "pd"),
+			    "pd = f32[1,10,9,4]{3,2,1,0} pad(x, z), "
+			    "padding=0_0x1_1x0_1x0_0");
+	assert_string_equal(instr_text(m, "pi"),
+			    "pi = f32[1,17,15,4]{3,2,1,0} pad(x, z), "
+			    "padding=0_0_0x1_1_1x0_0_1x0_0_0");
+	assert_string_equal(instr_text(m, "sl"),
+			    "sl = f32[1,4,2,4]{3,2,1,0} slice(x), "
+			    "slice={[0:1], [0:8:2], [1:7:3], [0:4]}");
+	assert_string_equal(
+		instr_text(m, "rw"),
+		"rw = f32[1,4,4,4]{3,2,1,0} reduce-window(x, z), "
+		"window={size=1x2x2x1 stride=1x2x2x1}, to_apply=add");
+	assert_string_equal(
+		instr_text(m, "cmp"),
+		"cmp = pred[1,8,8,4]{3,2,1,0} compare(x, x), direction=GE, "
+		"type=TOTALORDER");
+	assert_string_equal(instr_text(m, "cc"),
+			    "cc = f32[4]{0} custom-call(z), "
+			    "custom_call_target=\"my\\\"target\", "
+			    "backend_config={\"a\": [1, 2]}");
+	hlo_module_free(m);
+}
+
+/* --- fixed point -------------------------------------------------------------- */
+
+static const char *const MODULES[] = {
+	/* 1: elementwise, short form, no header */
+	"ENTRY e {\n  p = f32[4] parameter(0)\n  n = negate(p)\n  ROOT r = "
+	"add(n, p)\n}\n",
+	/* 2: layouts, tiles and memory spaces */
+	"HloModule layouts\n"
+	"ENTRY e {\n  p = f32[8,128]{0,1:T(8,128)(2,1)S(1)} parameter(0)\n"
+	"  q = s4[2,4]{1,0:E(4)} parameter(1)\n"
+	"  ROOT t = (f32[8,128]{0,1:T(8,128)(2,1)S(1)}, s4[2,4]{1,0:E(4)}) "
+	"tuple(p, q)\n}\n",
+	/* 3: dynamic shapes */
+	"ENTRY e {\n  p = f32[<=8,?] parameter(0)\n  ROOT r = f32[<=8,?] "
+	"abs(p)\n}\n",
+	/* 4: while loop with a tuple state */
+	"HloModule loop\n"
+	"cond {\n  s = (s32[], f32[4]) parameter(0)\n"
+	"  i = s32[] get-tuple-element(s), index=0\n  n = s32[] constant(10)\n"
+	"  ROOT lt = pred[] compare(i, n), direction=LT\n}\n"
+	"body {\n  s = (s32[], f32[4]) parameter(0)\n"
+	"  i = s32[] get-tuple-element(s), index=0\n  x = f32[4] "
+	"get-tuple-element(s), index=1\n"
+	"  one = s32[] constant(1)\n  j = s32[] add(i, one)\n  y = f32[4] "
+	"add(x, x)\n"
+	"  ROOT t = (s32[], f32[4]) tuple(j, y)\n}\n"
+	"ENTRY e {\n  p = (s32[], f32[4]) parameter(0)\n"
+	"  ROOT w = (s32[], f32[4]) while(p), condition=cond, body=body\n}\n",
+	/* 5: conditional with branch computations */
+	"b0 {\n  ROOT a = f32[] parameter(0)\n}\n"
+	"b1 {\n  a = f32[] parameter(0)\n  ROOT n = f32[] negate(a)\n}\n"
+	"ENTRY e {\n  i = s32[] parameter(0)\n  x = f32[] parameter(1)\n"
+	"  ROOT c = f32[] conditional(i, x, x), branch_computations={b0, "
+	"b1}\n}\n",
+	/* 6: fusion with calls and kind */
+	"HloModule f\n"
+	"fused {\n  a = f32[4] parameter(0)\n  b = f32[4] parameter(1)\n"
+	"  m = f32[4] multiply(a, b)\n  ROOT s = f32[4] add(m, b)\n}\n"
+	"ENTRY e {\n  p = f32[4] parameter(0)\n  q = f32[4] parameter(1)\n"
+	"  ROOT f = f32[4] fusion(p, q), kind=kLoop, calls=fused\n}\n",
+	/* 7: constants of many types */
+	"ENTRY e {\n  a = bf16[3] constant({0.5, -1, 3})\n  b = f16[] "
+	"constant(65504)\n"
+	"  c = s4[4] constant({-8, -1, 0, 7})\n  d = u64[] "
+	"constant(18446744073709551615)\n"
+	"  e = c128[] constant((1.25, -2))\n  f = f64[2] constant({1e-300, "
+	"-0.1})\n"
+	"  g = f8e4m3fn[2] constant({0.5, 448})\n  h = pred[] constant(false)\n"
+	"  ROOT t = tuple(a, b, c, d, e, f, g, h)\n}\n",
+	/* 8: metadata, sharding, frontend attributes, backend config */
+	"ENTRY e {\n  p = f32[4] parameter(0), sharding={devices=[2]0,1}, "
+	"metadata={op_name=\"a\" source_file=\"x.py\" source_line=1}\n"
+	"  ROOT c = f32[4] custom-call(p), custom_call_target=\"t\", "
+	"backend_config=\"{\\\"k\\\": 1}\", frontend_attributes={_xla=\"1\"}, "
+	"api_version=API_VERSION_STATUS_RETURNING\n}\n",
+	/* 9: dot, gather, iota, sort */
+	"cmp {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+	"  ROOT l = pred[] compare(a, b), direction=LT\n}\n"
+	"ENTRY e {\n  x = f32[2,3,4] parameter(0)\n  y = f32[2,4,5] "
+	"parameter(1)\n"
+	"  d = f32[2,3,5] dot(x, y), lhs_batch_dims={0}, "
+	"lhs_contracting_dims={2}, "
+	"rhs_batch_dims={0}, rhs_contracting_dims={1}\n"
+	"  i = s32[3,1] iota(), iota_dimension=0\n"
+	"  g = f32[3,3,4] gather(x, i), offset_dims={1,2}, "
+	"collapsed_slice_dims={0}, "
+	"start_index_map={0}, index_vector_dim=1, slice_sizes={1,3,4}\n"
+	"  v = f32[8] parameter(2)\n"
+	"  s = f32[8] sort(v), dimensions={0}, is_stable=true, to_apply=cmp\n"
+	"  ROOT t = tuple(d, g, s)\n}\n",
+	/* 10: execution threads and an async pair */
+	"HloModule a\n"
+	"host {\n  ROOT x = f32[] parameter(0)\n}, execution_thread=\"host\"\n"
+	"ENTRY e {\n  p = f32[] parameter(0)\n  ROOT c = f32[] call(p), "
+	"to_apply=host\n}\n",
+	/* 11: reduce of two values with an inline computation */
+	"ENTRY e {\n  v = f32[4] parameter(0)\n  i = s32[4] parameter(1)\n"
+	"  z = f32[] constant(0)\n  n = s32[] constant(0)\n"
+	"  ROOT r = (f32[], s32[]) reduce(v, i, z, n), dimensions={0}, "
+	"to_apply={\n"
+	"    a = f32[] parameter(0)\n    ai = s32[] parameter(1)\n"
+	"    b = f32[] parameter(2)\n    bi = s32[] parameter(3)\n"
+	"    s = f32[] add(a, b)\n    si = s32[] add(ai, bi)\n"
+	"    ROOT t = (f32[], s32[]) tuple(s, si)\n  }\n}\n",
+	/* 12: tokens, comments and a stack frame index */
+	"HloModule tok, entry_computation_layout={(f32[])->f32[]}\n\n"
+	"FileNames\n1 \"a.py\"\n\nFunctionNames\n1 \"f\"\n\n"
+	"FileLocations\n1 {file_name_id=1 function_name_id=1 line=1 end_line=1 "
+	"column=1 end_column=2}\n\nStackFrames\n1 {file_location_id=1 "
+	"parent_frame_id=1}\n\n"
+	"ENTRY e { // comment\n  p = f32[] parameter(0) /* x */\n  t = token[] "
+	"after-all()\n"
+	"  ROOT r = f32[] add(p, p), metadata={op_name=\"r\" "
+	"stack_frame_id=1}\n}\n",
+	/* 13: broadcast, reshape, transpose, concatenate, slice, pad */
+	"ENTRY e {\n  p = f32[3] parameter(0)\n  b = f32[2,3] broadcast(p), "
+	"dimensions={1}\n"
+	"  r = f32[3,2] reshape(b)\n  t = f32[2,3] transpose(r), "
+	"dimensions={1,0}\n"
+	"  c = f32[4,3] concatenate(b, t), dimensions={0}\n"
+	"  s = f32[2,3] slice(c), slice={[1:3], [0:3]}\n  z = f32[] "
+	"constant(0)\n"
+	"  ROOT pd = f32[4,5] pad(s, z), padding=1_1x1_1\n}\n",
+};
+
+static void fixed_point(void **st)
+{
+	(void)st;
+	PrintOpts forms[2] = {print_opts_default, print_opts_default};
+	forms[1].short_form = true;
+	for (size_t i = 0; i < sizeof MODULES / sizeof *MODULES; i++) {
+		for (int k = 0; k < 2; k++) {
+			HloModule *m = load(MODULES[i]);
+			char *t1 = print_with(m, &forms[k]);
+			HloModule *m2 = load(t1);
+			char *t2 = print_with(m2, &forms[k]);
+			if (strcmp(t1, t2))
+				fail_msg("module %zu (%s form) is not a fixed "
+					 "point:\n"
+					 "--- first:\n%s--- second:\n%s",
+					 i + 1, k ? "short" : "long", t1, t2);
+			assert_int_equal(hlo_module_instr_count(m2),
+					 hlo_module_instr_count(m));
+			assert_int_equal(m2->ncomps, m->ncomps);
+			free(t1);
+			free(t2);
+			hlo_module_free(m);
+			hlo_module_free(m2);
+		}
+	}
+}
+
+/* Printing twice gives the same text (nothing in the printer is stateful). */
+static void print_is_repeatable(void **st)
+{
+	(void)st;
+	HloModule *m = load(MODULES[3]);
+	char *a = print_long(m), *b = print_long(m);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	hlo_module_free(m);
+}
+
+/* --- clones ------------------------------------------------------------------ */
+
+static void clone_prints_identically(void **st)
+{
+	(void)st;
+	for (size_t i = 0; i < sizeof MODULES / sizeof *MODULES; i++) {
+		HloModule *m = load(MODULES[i]);
+		HloModule *c = hlo_module_clone(m);
+		assert_non_null(c);
+		char *a = print_long(m);
+		hlo_module_free(m); /* the clone owns everything it needs */
+		char *b = print_long(c);
+		if (strcmp(a, b))
+			fail_msg("clone of module %zu prints "
+				 "differently:\n%s---\n%s",
+				 i + 1, a, b);
+		free(a);
+		free(b);
+		hlo_module_free(c);
+	}
+}
+
+/* An instruction made through the API (no source position) prints and
+ * parses back. */
+static void built_instruction(void **st)
+{
+	(void)st;
+	HloModule *m = load("ENTRY e {\n  ROOT p = f32[4] parameter(0)\n}\n");
+	HloInstr *p = m->entry->root;
+	HloInstr *ops[] = {p, p};
+	HloInstr *a =
+		hlo_instr_new(m->entry, HLO_ADD,
+			      shape_clone(&m->arena, p->shape), NULL, 2, ops);
+	assert_non_null(a);
+	m->entry->root = a;
+	char *t = print_long(m);
+	assert_non_null(strstr(
+		t,
+		"  ROOT %add = f32[4]{0} add(f32[4]{0} %p, f32[4]{0} %p)\n"));
+	assert_non_null(
+		strstr(t, "entry_computation_layout={(f32[4]{0})->f32[4]{0}}"));
+	HloModule *m2 = load(t);
+	assert_int_equal(m2->entry->n, 2);
+	free(t);
+	hlo_module_free(m2);
+	hlo_module_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(long_form_text),
+		cmocka_unit_test(short_form_text),
+		cmocka_unit_test(long_tuple_shapes),
+		cmocka_unit_test(long_operand_lists),
+		cmocka_unit_test(header_keeps_attributes),
+		cmocka_unit_test(constants_in_full),
+		cmocka_unit_test(constants_elided),
+		cmocka_unit_test(attribute_forms),
+		cmocka_unit_test(fixed_point),
+		cmocka_unit_test(print_is_repeatable),
+		cmocka_unit_test(clone_prints_identically),
+		cmocka_unit_test(built_instruction),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
