@@ -9,22 +9,81 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "parse.h"
 #include "print.h"
 #include "verify.h"
+
+/* Half the machine's memory, at most 16 GiB: a run that needs more is
+ * refused up front instead of taking the machine down. */
+static int64_t default_max_memory(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+	int64_t half = pages > 0 && size > 0 ? (int64_t)pages * size / 2
+					    : (int64_t)2 << 30;
+	return half < ((int64_t)16 << 30) ? half : (int64_t)16 << 30;
+}
 
 void repl_session_init(Session *s, FILE *out, FILE *err)
 {
 	memset(s, 0, sizeof *s);
 	s->out = out;
 	s->err = err;
+	s->max_memory = default_max_memory();
+	arena_init(&s->result.arena);
+}
+
+void repl_value_clear(Value *v)
+{
+	arena_free(&v->arena);
+	v->lit = NULL;
+	v->desc[0] = 0;
+}
+
+bool repl_value_set(Value *v, const Literal *lit, const char *desc)
+{
+	Arena a;
+	arena_init(&a);
+	Literal *c = lit ? literal_clone(&a, lit) : NULL;
+	if (lit && !c) {
+		arena_free(&a);
+		return false;
+	}
+	arena_free(&v->arena);
+	v->arena = a;
+	v->lit = c;
+	snprintf(v->desc, sizeof v->desc, "%s", desc ? desc : "");
+	return true;
+}
+
+static void clear_inputs(Session *s)
+{
+	for (int i = 0; i < s->ninputs; i++)
+		repl_value_clear(&s->inputs[i]);
+	free(s->inputs);
+	s->inputs = NULL;
+	s->ninputs = 0;
 }
 
 void repl_session_free(Session *s)
 {
 	hlo_module_free(s->mod);
 	s->mod = NULL;
+	clear_inputs(s);
+	repl_value_clear(&s->result);
+}
+
+/* Keeps the inputs that still fit a parameter of the new module. */
+static void prune_inputs(Session *s)
+{
+	HloComp *e = s->mod ? s->mod->entry : NULL;
+	for (int i = 0; i < s->ninputs; i++) {
+		HloInstr *p = e ? hlo_comp_param(e, i) : NULL;
+		Literal *l = s->inputs[i].lit;
+		if (l && (!p || !shape_compatible(l->shape, p->shape)))
+			repl_value_clear(&s->inputs[i]);
+	}
 }
 
 void repl_set_module(Session *s, HloModule *m)
@@ -32,6 +91,7 @@ void repl_set_module(Session *s, HloModule *m)
 	if (s->mod != m)
 		hlo_module_free(s->mod);
 	s->mod = m;
+	prune_inputs(s);
 }
 
 HloModule *repl_new_module(const char *name)
@@ -104,6 +164,23 @@ bool repl_need_module(Session *s)
 		return true;
 	return repl_error(s, "no module (use 'load PATH', 'new' or type "
 			     "an instruction)");
+}
+
+const char *repl_bytes(char *buf, size_t cap, int64_t b)
+{
+	static const char *unit[] = {"KiB", "MiB", "GiB", "TiB"};
+	if (b < 1024) {
+		snprintf(buf, cap, "%lld bytes", (long long)b);
+		return buf;
+	}
+	double v = (double)b / 1024;
+	int u = 0;
+	while (v >= 1024 && u < 3) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, cap, "%.1f %s", v, unit[u]);
+	return buf;
 }
 
 const char *repl_bare_name(const char *name)

@@ -13,8 +13,17 @@
 
 #include "diag.h"
 #include "hlo.h"
+#include "literal.h"
 
 typedef struct Reader Reader;
+
+/* A value kept between commands (an input, the last result): its own
+ * arena, so replacing one frees it. */
+typedef struct Value {
+	Arena arena;
+	Literal *lit;  /* NULL: none */
+	char desc[96]; /* where it came from: "random (seed 3)", "x.npy" */
+} Value;
 
 typedef struct Session {
 	HloModule *mod; /* current module; NULL until load/new/typed line */
@@ -28,12 +37,24 @@ typedef struct Session {
 	bool keep_going;  /* --keep-going: a failure does not stop a batch */
 	bool quit;        /* set by quit/exit or by a failure in batch */
 	int failures;     /* failed commands so far */
+	/* Running: inputs by entry parameter number, the last result. */
+	Value *inputs;
+	int ninputs;
+	Value result;
+	char result_backend[16];
+	int64_t max_memory;      /* `set max-memory`: buffers of one run */
+	volatile int interrupted; /* set by Ctrl-C during a run */
 } Session;
 
 void repl_session_init(Session *s, FILE *out, FILE *err);
 void repl_session_free(Session *s);
-/* Makes m the current module (taking ownership) and frees the old one. */
+/* Makes m the current module (taking ownership) and frees the old one.
+ * Inputs whose parameter no longer exists with the same shape are
+ * dropped. */
 void repl_set_module(Session *s, HloModule *m);
+/* Replaces v's contents by a copy of lit (NULL clears it). */
+bool repl_value_set(Value *v, const Literal *lit, const char *desc);
+void repl_value_clear(Value *v);
 /* An empty module with an empty ENTRY computation "main". */
 HloModule *repl_new_module(const char *name);
 
@@ -52,6 +73,8 @@ bool repl_need_module(Session *s);
 /* Instruction by name ('%' optional): the entry computation first, then
  * the others in definition order. NULL if there is none. */
 HloInstr *repl_find_instr(const HloModule *m, const char *name);
+/* "512 bytes", "3.2 KiB", "1.5 GiB". */
+const char *repl_bytes(char *buf, size_t cap, int64_t bytes);
 /* Strips the '%' sigil that XLA's long form puts before names. */
 const char *repl_bare_name(const char *name);
 

@@ -80,6 +80,17 @@ bool cmd_list(Session *s, const CmdArgs *a);
 bool cmd_info(Session *s, const CmdArgs *a);
 bool cmd_stats(Session *s, const CmdArgs *a);
 
+/* --- run.c --- */
+bool cmd_input(Session *s, const CmdArgs *a);
+bool cmd_run(Session *s, const CmdArgs *a);
+bool cmd_save_result(Session *s, const CmdArgs *a);
+bool cmd_check(Session *s, const CmdArgs *a);
+
+/* --- set.c --- */
+bool cmd_set(Session *s, const CmdArgs *a);
+void cmd_complete_options(const Session *s, const char *prefix,
+			  CmdMatches *out);
+
 /* --- misc.c --- */
 bool cmd_echo(Session *s, const CmdArgs *a);
 bool cmd_help(Session *s, const CmdArgs *a);

@@ -86,6 +86,67 @@ static const Command commands[] = {
 	 "Example:\n"
 	 "  stats\n",
 	 "Inspecting", 0, 0, cmd_stats, cmd_complete_none},
+	{"input", "input [N SOURCE]",
+	 "Set parameter N: random, zeros, ones, iota, .npy or a literal.",
+	 "Gives entry parameter N the values the next 'run' uses. SOURCE is\n"
+	 "'random [SEED]' (uniform in [-1, 1) for floats, small integers for\n"
+	 "integers; the same seed gives the same values), 'zeros', 'ones',\n"
+	 "'iota' (0, 1, 2, ... in row-major order), a .npy file, or an HLO\n"
+	 "literal such as {1, 2, 3} or { {1, 2}, {3, 4} }. The shape and\n"
+	 "element type must match the parameter (a float32 .npy file may feed\n"
+	 "a narrower float parameter and is rounded). A parameter with no input\n"
+	 "gets random values, seed N, at the first run. With no arguments,\n"
+	 "lists the inputs.\n"
+	 "\n"
+	 "Example:\n"
+	 "  input 0 {1, 2, 3, 4}\n"
+	 "  input 1 random 7\n"
+	 "  input 2 weights.npy\n",
+	 "Running", 0, -1, cmd_input, cmd_complete_none},
+	{"run", "run interp|cpu|gpu [-n N]",
+	 "Execute the module; print the result and a timing line.",
+	 "Runs the entry computation on the inputs (see 'input') with the\n"
+	 "given backend, N times (default 1), and prints the result as XLA\n"
+	 "prints literals (large arrays summarised: first and last elements,\n"
+	 "min, max, mean; tuples element by element) and then\n"
+	 "'timing: backend=B compile_ms=X median_us=Y min_us=Z iters=N'.\n"
+	 "'interp' is the reference interpreter. A run that would need more\n"
+	 "memory than 'set max-memory' is refused; Ctrl-C stops a run and\n"
+	 "keeps the session as it was.\n"
+	 "\n"
+	 "Example:\n"
+	 "  run interp\n"
+	 "  run interp -n 10\n",
+	 "Running", 1, 3, cmd_run, cmd_complete_none},
+	{"save-result", "save-result PATH.npy",
+	 "Write the last result as a .npy file.",
+	 "Writes the last result to PATH.npy. A tuple result is written as\n"
+	 "PATH.0.npy, PATH.1.npy, ... Types NumPy lacks (bf16, f8, s4) are\n"
+	 "written as float32 or int8, with a note.\n"
+	 "\n"
+	 "Example:\n"
+	 "  save-result /tmp/out.npy\n",
+	 "Running", 1, 1, cmd_save_result, NULL},
+	{"check", "check interp|cpu|gpu [TOL]",
+	 "Compare a backend's result with the interpreter's.",
+	 "Runs the interpreter and the backend on the same inputs and prints\n"
+	 "'check: backend=B max_abs_err=X max_rel_err=Y ok|FAIL'. An element\n"
+	 "passes when |got - want| <= TOL * (1 + |want|); the default TOL\n"
+	 "depends on the element type (0 for integers, 1e-5 for f32, 2e-2 for\n"
+	 "bf16). FAIL makes the command fail, so a script stops there.\n"
+	 "\n"
+	 "Example:\n"
+	 "  check interp\n"
+	 "  check cpu 1e-4\n",
+	 "Running", 1, 2, cmd_check, cmd_complete_none},
+	{"set", "set [OPTION VALUE]",
+	 "Show or change a session option (max-memory).",
+	 "With no arguments lists the options and their values. 'set\n"
+	 "max-memory SIZE' limits the buffers of one run (K, M, G suffixes).\n"
+	 "\n"
+	 "Example:\n"
+	 "  set max-memory 512M\n",
+	 "Session", 0, 2, cmd_set, cmd_complete_options},
 	{"echo", "echo [TEXT]",
 	 "Print TEXT as written.",
 	 "Prints the rest of the line verbatim; handy for labelling the output\n"

@@ -1,0 +1,99 @@
+/* set.c - session options: `set` lists them, `set OPTION VALUE` changes
+ * one. One table of options drives both (and completion). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+
+typedef struct Option {
+	const char *name;
+	const char *help;
+	bool (*set)(Session *s, const char *value);
+	void (*show)(const Session *s, char *buf, size_t cap);
+} Option;
+
+/* "4G", "512M", "1000000", "64K": bytes. */
+static bool parse_bytes(const char *v, int64_t *out)
+{
+	char *e;
+	errno = 0;
+	double x = strtod(v, &e);
+	double k = 1;
+	switch (*e) {
+	case 'k': case 'K': k = 1024; e++; break;
+	case 'm': case 'M': k = 1024.0 * 1024; e++; break;
+	case 'g': case 'G': k = 1024.0 * 1024 * 1024; e++; break;
+	default: break;
+	}
+	if (*e == 'B' || *e == 'b')
+		e++;
+	if (e == v || *e || errno || !(x >= 0) || x * k > 9e18)
+		return false;
+	*out = (int64_t)(x * k);
+	return true;
+}
+
+static bool set_max_memory(Session *s, const char *v)
+{
+	int64_t b;
+	if (!parse_bytes(v, &b) || b < 1024)
+		return repl_error(s, "max-memory needs a size of at least 1K, "
+				     "such as 512M or 4G");
+	s->max_memory = b;
+	return true;
+}
+
+static void show_max_memory(const Session *s, char *buf, size_t cap)
+{
+	char h[32];
+	snprintf(buf, cap, "%lld (%s)", (long long)s->max_memory,
+		 repl_bytes(h, sizeof h, s->max_memory));
+}
+
+static const Option options[] = {
+	{"max-memory", "largest total of buffers one run may use (bytes; K, M "
+		       "and G suffixes)", set_max_memory, show_max_memory},
+};
+
+static const Option *find_option(const char *name)
+{
+	for (size_t i = 0; i < sizeof options / sizeof *options; i++)
+		if (!strcmp(options[i].name, name))
+			return &options[i];
+	return NULL;
+}
+
+bool cmd_set(Session *s, const CmdArgs *a)
+{
+	if (a->argc == 0) {
+		for (size_t i = 0; i < sizeof options / sizeof *options; i++) {
+			char v[64];
+			options[i].show(s, v, sizeof v);
+			fprintf(s->out, "%-12s %-24s %s\n", options[i].name, v,
+				options[i].help);
+		}
+		return true;
+	}
+	const Option *o = find_option(a->argv[0]);
+	if (!o)
+		return repl_error(s, "unknown option '%s' (type 'set' for the list)",
+				  a->argv[0]);
+	if (a->argc != 2)
+		return repl_error(s, "Usage: %s", a->cmd->synopsis);
+	if (!o->set(s, a->argv[1]))
+		return false;
+	char v[64];
+	o->show(s, v, sizeof v);
+	fprintf(s->out, "%s = %s\n", o->name, v);
+	return true;
+}
+
+void cmd_complete_options(const Session *s, const char *prefix,
+			  CmdMatches *out)
+{
+	(void)s;
+	for (size_t i = 0; i < sizeof options / sizeof *options; i++)
+		if (!strncmp(options[i].name, prefix, strlen(prefix)))
+			cmd_matches_add(out, options[i].name);
+}
