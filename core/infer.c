@@ -209,6 +209,14 @@ static Shape *mk(Cx *cx, Dtype t, const Dims *r)
 	return s;
 }
 
+/* An array of element type t with the dims (and dynamic marks) of s. */
+static Shape *like(Cx *cx, Dtype t, const Shape *s)
+{
+	Dims r;
+	dims_of(&r, s);
+	return mk(cx, t, &r);
+}
+
 /* A copy of s with default layouts. */
 static Shape *plain(Arena *a, const Shape *s)
 {
@@ -328,8 +336,66 @@ static bool dim_list(Cx *cx, const char *what, const int64_t *v, int n,
 	return true;
 }
 
+/* Operands [first, last) are arrays with the dims of x. */
+static bool dims_like(Cx *cx, const Shape *x, int first, int last)
+{
+	for (int i = first; i < last; i++) {
+		const Shape *y = arr(cx, i);
+		if (!y)
+			return false;
+		if (!same_dims(x, y))
+			return no(cx, "operand %d %s differs in dims from %s",
+				  i, str(cx, y), str(cx, x));
+	}
+	return true;
+}
+
+/* The one dimension of x that the dimensions attribute must name
+ * (concatenate, sort); -1 after an error. */
+static int one_dim(Cx *cx, const Shape *x)
+{
+	const int64_t *dv;
+	int n;
+	if (!ints(cx, A_DIMENSIONS, &dv, &n))
+		return -1;
+	if (n != 1) {
+		no(cx, "dimensions must hold one dimension, has %d", n);
+		return -1;
+	}
+	if (!dim_list(cx, "dimensions", dv, 1, x->rank, false))
+		return -1;
+	return (int)dv[0];
+}
+
+/* The one operand, an array, and its dimensions attribute (transpose,
+ * reverse). */
+static const Shape *operand_and_dims(Cx *cx, const int64_t **p, int *n)
+{
+	if (!nops(cx, 1))
+		return NULL;
+	const Shape *x = arr(cx, 0);
+	if (!x || !ints(cx, A_DIMENSIONS, p, n))
+		return NULL;
+	return x;
+}
+
 /* The declared shape, for rules that need it (NULL: no rule). */
 static const Shape *declared(Cx *cx) { return cx->ins->shape; }
+
+/* For rules that read the declared array shape: sets *dec and returns
+ * operand 0 of n as an array. NULL when there is no declared array (then
+ * no rule) or after an error. */
+static const Shape *declared_and_operand(Cx *cx, int n, const Shape **dec)
+{
+	*dec = declared(cx);
+	if (!*dec || !shape_is_array(*dec)) {
+		none(cx);
+		return NULL;
+	}
+	if (!nops(cx, n))
+		return NULL;
+	return arr(cx, 0);
+}
 
 /* --- elementwise -------------------------------------------------------- */
 
@@ -343,14 +409,12 @@ static Shape *r_unary(Cx *cx)
 	const Shape *x = arr(cx, 0);
 	if (!x)
 		return NULL;
-	Dims r;
-	dims_of(&r, x);
 	Dtype t = x->type;
 	if (hlo_opcode_class(op) == OC_UNARY_PRED)
 		t = DT_PRED;
 	else if (op == HLO_ABS || op == HLO_REAL || op == HLO_IMAG)
 		t = component(t);
-	return mk(cx, t, &r);
+	return like(cx, t, x);
 }
 
 /* Two operands of equal dims and element type. */
@@ -379,9 +443,7 @@ static Shape *r_binary(Cx *cx)
 	const Shape *x = pair(cx);
 	if (!x)
 		return NULL;
-	Dims r;
-	dims_of(&r, x);
-	return mk(cx, x->type, &r);
+	return like(cx, x->type, x);
 }
 
 static Shape *r_complex(Cx *cx)
@@ -392,9 +454,7 @@ static Shape *r_complex(Cx *cx)
 	if (x->type != DT_F32 && x->type != DT_F64)
 		return fail(cx, "operands must be f32 or f64, got %s",
 			    dtype_name(x->type));
-	Dims r;
-	dims_of(&r, x);
-	return mk(cx, x->type == DT_F32 ? DT_C64 : DT_C128, &r);
+	return like(cx, x->type == DT_F32 ? DT_C64 : DT_C128, x);
 }
 
 static const char *const directions[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
@@ -412,9 +472,7 @@ static Shape *r_compare(Cx *cx)
 		ok |= strcmp(dir, directions[i]) == 0;
 	if (!ok)
 		return fail(cx, "unknown comparison direction %s", dir);
-	Dims r;
-	dims_of(&r, x);
-	return mk(cx, DT_PRED, &r);
+	return like(cx, DT_PRED, x);
 }
 
 static Shape *r_select(Cx *cx)
@@ -471,30 +529,18 @@ static Shape *r_clamp(Cx *cx)
 /* convert, stochastic-convert: operand dims, declared element type. */
 static Shape *r_convert(Cx *cx)
 {
-	const Shape *dec = declared(cx);
 	int n = cx->ins->op == HLO_STOCHASTIC_CONVERT ? 2 : 1;
-	if (!dec || !shape_is_array(dec))
-		return none(cx);
-	if (!nops(cx, n))
-		return NULL;
-	const Shape *x = arr(cx, 0);
+	const Shape *dec, *x = declared_and_operand(cx, n, &dec);
 	if (!x)
 		return NULL;
-	Dims r;
-	dims_of(&r, x);
-	return mk(cx, dec->type, &r);
+	return like(cx, dec->type, x);
 }
 
 /* bitcast-convert: equal widths keep dims; a narrower result adds a minor
  * dim of the width ratio; a wider one consumes it. */
 static Shape *r_bitcast_convert(Cx *cx)
 {
-	const Shape *dec = declared(cx);
-	if (!dec || !shape_is_array(dec))
-		return none(cx);
-	if (!nops(cx, 1))
-		return NULL;
-	const Shape *x = arr(cx, 0);
+	const Shape *dec, *x = declared_and_operand(cx, 1, &dec);
 	if (!x)
 		return NULL;
 	int from = dtype_bits(x->type), to = dtype_bits(dec->type);
@@ -550,24 +596,15 @@ static Shape *r_broadcast(Cx *cx)
 				    "result dimension %lld of size %lld",
 				    i, (long long)x->dims[i], (long long)dv[i],
 				    (long long)dec->dims[dv[i]]);
-	Dims r;
-	dims_of(&r, dec);
-	return mk(cx, x->type, &r);
+	return like(cx, x->type, dec);
 }
 
 static Shape *r_reshape(Cx *cx)
 {
-	const Shape *dec = declared(cx);
-	if (!dec || !shape_is_array(dec))
-		return none(cx);
-	if (!nops(cx, 1))
-		return NULL;
-	const Shape *x = arr(cx, 0);
+	const Shape *dec, *x = declared_and_operand(cx, 1, &dec);
 	if (!x)
 		return NULL;
-	Dims r;
-	dims_of(&r, dec);
-	Shape *s = mk(cx, x->type, &r);
+	Shape *s = like(cx, x->type, dec);
 	if (!s || shape_is_dynamic(x) || shape_is_dynamic(dec))
 		return s;
 	int64_t a = shape_elements(x), b = shape_elements(s);
@@ -584,10 +621,8 @@ static Shape *r_transpose(Cx *cx)
 {
 	const int64_t *p;
 	int n;
-	if (!nops(cx, 1))
-		return NULL;
-	const Shape *x = arr(cx, 0);
-	if (!x || !ints(cx, A_DIMENSIONS, &p, &n))
+	const Shape *x = operand_and_dims(cx, &p, &n);
+	if (!x)
 		return NULL;
 	if (n != x->rank)
 		return fail(cx,
@@ -606,12 +641,8 @@ static Shape *r_reverse(Cx *cx)
 {
 	const int64_t *p;
 	int n;
-	if (!nops(cx, 1))
-		return NULL;
-	const Shape *x = arr(cx, 0);
-	if (!x || !ints(cx, A_DIMENSIONS, &p, &n))
-		return NULL;
-	if (!dim_list(cx, "dimensions", p, n, x->rank, false))
+	const Shape *x = operand_and_dims(cx, &p, &n);
+	if (!x || !dim_list(cx, "dimensions", p, n, x->rank, false))
 		return NULL;
 	return plain(cx->a, x);
 }
@@ -723,19 +754,12 @@ static Shape *r_dynamic_update_slice(Cx *cx)
 
 static Shape *r_concatenate(Cx *cx)
 {
-	const int64_t *dv;
-	int n;
 	if (cx->ins->nops < 1)
 		return fail(cx, "expects at least one operand");
 	const Shape *x = arr(cx, 0);
-	if (!x || !ints(cx, A_DIMENSIONS, &dv, &n))
+	int d = x ? one_dim(cx, x) : -1;
+	if (d < 0)
 		return NULL;
-	if (n != 1)
-		return fail(cx, "dimensions must hold one dimension, has %d",
-			    n);
-	if (!dim_list(cx, "dimensions", dv, 1, x->rank, false))
-		return NULL;
-	int d = (int)dv[0];
 	Dims r;
 	dims_of(&r, x);
 	for (int i = 1; i < cx->ins->nops; i++) {
@@ -961,28 +985,15 @@ static Shape *r_select_and_scatter(Cx *cx)
 
 static Shape *r_sort(Cx *cx)
 {
-	const int64_t *dv;
-	int nd, n = cx->ins->nops;
+	int n = cx->ins->nops;
 	if (n < 1)
 		return fail(cx, "expects at least one operand");
 	const Shape *x = arr(cx, 0);
-	if (!x || !ints(cx, A_DIMENSIONS, &dv, &nd))
-		return NULL;
-	if (nd != 1)
-		return fail(cx, "dimensions must hold one dimension, has %d",
-			    nd);
-	if (!dim_list(cx, "dimensions", dv, 1, x->rank, false))
+	if (!x || one_dim(cx, x) < 0 || !dims_like(cx, x, 1, n))
 		return NULL;
 	Shape **e = arena_alloc(cx->a, sizeof *e * (size_t)n);
-	for (int i = 0; e && i < n; i++) {
-		const Shape *y = arr(cx, i);
-		if (!y)
-			return NULL;
-		if (!same_dims(x, y))
-			return fail(cx, "operand %d %s differs in dims from %s",
-				    i, str(cx, y), str(cx, x));
-		e[i] = plain(cx->a, y);
-	}
+	for (int i = 0; e && i < n; i++)
+		e[i] = plain(cx->a, opnd(cx, i));
 	return !e ? NULL : n == 1 ? e[0] : tuple_of(cx, n, e);
 }
 
@@ -993,25 +1004,15 @@ static Shape *r_map(Cx *cx)
 		return fail(cx, "expects at least one operand");
 	const HloComp *c = comp(cx, A_TO_APPLY);
 	const Shape *x = arr(cx, 0), *rs = root_of(c);
-	if (!x || !c)
+	if (!x || !c || !dims_like(cx, x, 1, n))
 		return NULL;
-	for (int i = 1; i < n; i++) {
-		const Shape *y = arr(cx, i);
-		if (!y)
-			return NULL;
-		if (!same_dims(x, y))
-			return fail(cx, "operand %d %s differs in dims from %s",
-				    i, str(cx, y), str(cx, x));
-	}
 	if (!rs)
 		return none(cx);
 	if (!shape_is_array(rs) || rs->rank != 0)
 		return fail(cx,
 			    "to_apply '%s' must return a scalar, returns %s",
 			    c->name, str(cx, rs));
-	Dims r;
-	dims_of(&r, x);
-	return mk(cx, rs->type, &r);
+	return like(cx, rs->type, x);
 }
 
 /* --- dot and convolution ------------------------------------------------ */

@@ -419,6 +419,19 @@ static Literal *ev_slice(Interp *it, const HloInstr *ins, Literal *const *ops,
 	return walk_copy(&p, out, x, &w) ? out : NULL;
 }
 
+/* The flat offset, by stride, of a window of dims win in x: each start is
+ * clamped to [0, dims(x) - dims(win)] so that the window stays inside x,
+ * as XLA clamps out-of-range starts rather than failing. */
+static int64_t window_offset(const Shape *x, const Shape *win,
+			     const int64_t *start, const int64_t *stride)
+{
+	int64_t off = 0;
+	for (int i = 0; i < x->rank; i++)
+		off += clamp64(start[i], 0, x->dims[i] - win->dims[i]) *
+		       stride[i];
+	return off;
+}
+
 static Literal *ev_dynamic_slice(Interp *it, const HloInstr *ins,
 				 Literal *const *ops, Literal *out)
 {
@@ -432,11 +445,7 @@ static Literal *ev_dynamic_slice(Interp *it, const HloInstr *ins,
 	Walk w;
 	walk_dst(&w, out->shape);
 	it_strides(x->shape, w.sc);
-	for (int i = 0; i < r; i++) {
-		int64_t s = clamp64(start[i], 0,
-				    x->shape->dims[i] - out->shape->dims[i]);
-		w.s0 += s * w.sc[i];
-	}
+	w.s0 += window_offset(x->shape, out->shape, start, w.sc);
 	Poll p = {it, ins, 0};
 	return walk_copy(&p, out, x, &w) ? out : NULL;
 }
@@ -458,11 +467,7 @@ static Literal *ev_dynamic_update_slice(Interp *it, const HloInstr *ins,
 	walk_dst(&w, u->shape); /* over the update: its steps are dc */
 	memcpy(w.sc, w.dc, sizeof(int64_t) * (size_t)r);
 	it_strides(out->shape, w.dc);
-	for (int i = 0; i < r; i++) {
-		int64_t s = clamp64(start[i], 0,
-				    x->shape->dims[i] - u->shape->dims[i]);
-		w.d0 += s * w.dc[i];
-	}
+	w.d0 += window_offset(x->shape, u->shape, start, w.dc);
 	Poll p = {it, ins, 0};
 	return walk_copy(&p, out, u, &w) ? out : NULL;
 }

@@ -180,6 +180,20 @@ static void store_half(Literal *l, int64_t off, int64_t n, const double *v)
 
 /* ---- chunk loads and stores ------------------------------------------- */
 
+/* Fast paths of the loads and stores below: element off + i held in p as
+ * the C type T (f32, s32), converted by assignment to or from v[i]. */
+#define LOAD_AS(T)                                              \
+	for (int64_t i = 0; i < n; i++) {                       \
+		T x;                                            \
+		memcpy(&x, p + sizeof x * (off + i), sizeof x); \
+		v[i] = x;                                       \
+	}
+#define STORE_AS(T)                                             \
+	for (int64_t i = 0; i < n; i++) {                       \
+		T x = (T)v[i];                                  \
+		memcpy(p + sizeof x * (off + i), &x, sizeof x); \
+	}
+
 /* A one-element operand is broadcast over the chunk. */
 static void load_f(const Literal *l, int64_t off, int64_t n, double *v)
 {
@@ -192,11 +206,7 @@ static void load_f(const Literal *l, int64_t off, int64_t n, double *v)
 	}
 	switch (ty(l)) {
 	case DT_F32:
-		for (int64_t i = 0; i < n; i++) {
-			float f;
-			memcpy(&f, p + 4 * (off + i), 4);
-			v[i] = f;
-		}
+		LOAD_AS(float);
 		break;
 	case DT_F64:
 		memcpy(v, p + 8 * off, (size_t)n * 8);
@@ -220,10 +230,7 @@ static void store_f(Literal *l, int64_t off, int64_t n, const double *v)
 	unsigned char *p = l->data;
 	switch (ty(l)) {
 	case DT_F32:
-		for (int64_t i = 0; i < n; i++) {
-			float f = (float)v[i];
-			memcpy(p + 4 * (off + i), &f, 4);
-		}
+		STORE_AS(float);
 		break;
 	case DT_F64:
 		memcpy(p + 8 * off, v, (size_t)n * 8);
@@ -261,11 +268,7 @@ static void load_i(const Literal *l, int64_t off, int64_t n, int64_t *v)
 	}
 	switch (ty(l)) {
 	case DT_S32:
-		for (int64_t i = 0; i < n; i++) {
-			int32_t x;
-			memcpy(&x, p + 4 * (off + i), 4);
-			v[i] = x;
-		}
+		LOAD_AS(int32_t);
 		break;
 	case DT_S64:
 		memcpy(v, p + 8 * off, (size_t)n * 8);
@@ -282,10 +285,7 @@ static void store_i(Literal *l, int64_t off, int64_t n, const int64_t *v)
 	unsigned char *p = l->data;
 	switch (ty(l)) {
 	case DT_S32:
-		for (int64_t i = 0; i < n; i++) {
-			uint32_t x = (uint32_t)v[i];
-			memcpy(p + 4 * (off + i), &x, 4);
-		}
+		STORE_AS(uint32_t);
 		break;
 	case DT_S64:
 		memcpy(p + 8 * off, v, (size_t)n * 8);
@@ -698,75 +698,80 @@ static bool c_binary(HloOpcode op, double *ar, double *ai, const double *br,
 
 /* ---- unary and binary opcodes ----------------------------------------- */
 
-static Literal *un_float(Interp *it, const HloInstr *ins, const Literal *x,
-			 Literal *out)
+/* One chunk of an elementwise opcode: elements [off, off + n) of out from
+ * the same elements of ops (or element 0 of a one-element operand). */
+typedef void ChunkFn(const HloInstr *ins, Literal *const *ops, Literal *out,
+		     int64_t off, int64_t n);
+
+/* Runs fn over out chunk by chunk, checking for Ctrl-C between chunks. */
+static Literal *each_chunk(Interp *it, const HloInstr *ins, Literal *const *ops,
+			   Literal *out, ChunkFn *fn)
 {
-	double v[CHUNK];
-	if (!f_unary(ins->op, NULL, 0))
-		return unsupported(it, ins, ty(x));
 	for (int64_t off = 0; off < out->n; off += CHUNK) {
-		int64_t k = chunk_len(out->n, off);
 		if (!tick(it, ins, off))
 			return NULL;
-		load_f(x, off, k, v);
-		f_unary(ins->op, v, k);
-		store_f(out, off, k, v);
+		fn(ins, ops, out, off, chunk_len(out->n, off));
 	}
 	return out;
 }
 
-static Literal *un_int(Interp *it, const HloInstr *ins, const Literal *x,
-		       Literal *out)
+static void un_float(const HloInstr *ins, Literal *const *ops, Literal *out,
+		     int64_t off, int64_t n)
+{
+	double v[CHUNK];
+	load_f(ops[0], off, n, v);
+	f_unary(ins->op, v, n);
+	store_f(out, off, n, v);
+}
+
+static void un_int(const HloInstr *ins, Literal *const *ops, Literal *out,
+		   int64_t off, int64_t n)
 {
 	int64_t v[CHUNK];
-	IntType k = int_type(ty(x));
-	if (!i_unary(ins->op, k, NULL, 0))
-		return unsupported(it, ins, ty(x));
-	for (int64_t off = 0; off < out->n; off += CHUNK) {
-		int64_t len = chunk_len(out->n, off);
-		if (!tick(it, ins, off))
-			return NULL;
-		load_i(x, off, len, v);
-		i_unary(ins->op, k, v, len);
-		store_i(out, off, len, v);
-	}
-	return out;
+	load_i(ops[0], off, n, v);
+	i_unary(ins->op, int_type(ty(ops[0])), v, n);
+	store_i(out, off, n, v);
 }
 
 /* abs of complex: the real magnitude. */
-static Literal *un_cabs(Interp *it, const HloInstr *ins, const Literal *x,
-			Literal *out)
+static void un_cabs(const HloInstr *ins, Literal *const *ops, Literal *out,
+		    int64_t off, int64_t n)
 {
+	(void)ins;
 	double re[CHUNK], im[CHUNK];
-	for (int64_t off = 0; off < out->n; off += CHUNK) {
-		int64_t k = chunk_len(out->n, off);
-		if (!tick(it, ins, off))
-			return NULL;
-		load_c(x, off, k, re, im);
-		for (int64_t i = 0; i < k; i++)
-			re[i] = hypot(re[i], im[i]);
-		store_f(out, off, k, re);
-	}
-	return out;
+	load_c(ops[0], off, n, re, im);
+	for (int64_t i = 0; i < n; i++)
+		re[i] = hypot(re[i], im[i]);
+	store_f(out, off, n, re);
 }
 
-static Literal *un_complex(Interp *it, const HloInstr *ins, const Literal *x,
-			   Literal *out)
+static void un_complex(const HloInstr *ins, Literal *const *ops, Literal *out,
+		       int64_t off, int64_t n)
 {
 	double re[CHUNK], im[CHUNK];
-	if (ins->op == HLO_ABS)
-		return un_cabs(it, ins, x, out);
-	if (!c_unary(ins->op, NULL, NULL, 0))
-		return unsupported(it, ins, ty(x));
-	for (int64_t off = 0; off < out->n; off += CHUNK) {
-		int64_t k = chunk_len(out->n, off);
-		if (!tick(it, ins, off))
-			return NULL;
-		load_c(x, off, k, re, im);
-		c_unary(ins->op, re, im, k);
-		store_c(out, off, k, re, im);
+	load_c(ops[0], off, n, re, im);
+	c_unary(ins->op, re, im, n);
+	store_c(out, off, n, re, im);
+}
+
+/* The chunk function of op on element type t; NULL when it has none
+ * (the per-chunk switches are asked with n = 0). */
+static ChunkFn *un_chunk_fn(HloOpcode op, Dtype t)
+{
+	switch (dtype_kind(t)) {
+	case DK_FLOAT:
+		return f_unary(op, NULL, 0) ? un_float : NULL;
+	case DK_COMPLEX:
+		if (op == HLO_ABS)
+			return un_cabs;
+		return c_unary(op, NULL, NULL, 0) ? un_complex : NULL;
+	case DK_SINT:
+	case DK_UINT:
+	case DK_PRED:
+		return i_unary(op, int_type(t), NULL, 0) ? un_int : NULL;
+	default:
+		return NULL;
 	}
-	return out;
 }
 
 static Literal *ev_unary(Interp *it, const HloInstr *ins, Literal *const *ops,
@@ -774,18 +779,10 @@ static Literal *ev_unary(Interp *it, const HloInstr *ins, Literal *const *ops,
 {
 	if (!counts_ok(it, ins, ops, 1, out))
 		return NULL;
-	switch (dtype_kind(ty(ops[0]))) {
-	case DK_FLOAT:
-		return un_float(it, ins, ops[0], out);
-	case DK_COMPLEX:
-		return un_complex(it, ins, ops[0], out);
-	case DK_SINT:
-	case DK_UINT:
-	case DK_PRED:
-		return un_int(it, ins, ops[0], out);
-	default:
+	ChunkFn *fn = un_chunk_fn(ins->op, ty(ops[0]));
+	if (!fn)
 		return unsupported(it, ins, ty(ops[0]));
-	}
+	return each_chunk(it, ins, ops, out, fn);
 }
 
 /* copy: any value, tuples included. */
@@ -798,79 +795,75 @@ static Literal *ev_copy(Interp *it, const HloInstr *ins, Literal *const *ops,
 	return out;
 }
 
+static void is_finite_chunk(const HloInstr *ins, Literal *const *ops,
+			    Literal *out, int64_t off, int64_t n)
+{
+	(void)ins;
+	double v[CHUNK];
+	unsigned char *p = out->data;
+	load_f(ops[0], off, n, v);
+	for (int64_t i = 0; i < n; i++)
+		p[off + i] = isfinite(v[i]) != 0;
+}
+
 static Literal *ev_is_finite(Interp *it, const HloInstr *ins,
 			     Literal *const *ops, Literal *out)
 {
-	double v[CHUNK];
 	if (!counts_ok(it, ins, ops, 1, out))
 		return NULL;
 	if (ins->op != HLO_IS_FINITE || !dtype_is_float(ty(ops[0])))
 		return unsupported(it, ins, ty(ops[0]));
-	unsigned char *p = out->data;
-	for (int64_t off = 0; off < out->n; off += CHUNK) {
-		int64_t k = chunk_len(out->n, off);
-		if (!tick(it, ins, off))
-			return NULL;
-		load_f(ops[0], off, k, v);
-		for (int64_t i = 0; i < k; i++)
-			p[off + i] = isfinite(v[i]) != 0;
-	}
-	return out;
+	return each_chunk(it, ins, ops, out, is_finite_chunk);
 }
 
-static Literal *bin_float(Interp *it, const HloInstr *ins, Literal *const *ops,
-			  Literal *out)
+static void bin_float(const HloInstr *ins, Literal *const *ops, Literal *out,
+		      int64_t off, int64_t n)
 {
 	double a[CHUNK], b[CHUNK];
-	if (!f_binary(ins->op, NULL, NULL, 0))
-		return unsupported(it, ins, ty(ops[0]));
-	for (int64_t off = 0; off < out->n; off += CHUNK) {
-		int64_t k = chunk_len(out->n, off);
-		if (!tick(it, ins, off))
-			return NULL;
-		load_f(ops[0], off, k, a);
-		load_f(ops[1], off, k, b);
-		f_binary(ins->op, a, b, k);
-		store_f(out, off, k, a);
-	}
-	return out;
+	load_f(ops[0], off, n, a);
+	load_f(ops[1], off, n, b);
+	f_binary(ins->op, a, b, n);
+	store_f(out, off, n, a);
 }
 
-static Literal *bin_int(Interp *it, const HloInstr *ins, Literal *const *ops,
-			Literal *out)
+static void bin_int(const HloInstr *ins, Literal *const *ops, Literal *out,
+		    int64_t off, int64_t n)
 {
 	int64_t a[CHUNK], b[CHUNK];
-	IntType t = int_type(ty(ops[0]));
-	if (!i_binary(ins->op, t, NULL, NULL, 0))
-		return unsupported(it, ins, ty(ops[0]));
-	for (int64_t off = 0; off < out->n; off += CHUNK) {
-		int64_t k = chunk_len(out->n, off);
-		if (!tick(it, ins, off))
-			return NULL;
-		load_i(ops[0], off, k, a);
-		load_i(ops[1], off, k, b);
-		i_binary(ins->op, t, a, b, k);
-		store_i(out, off, k, a);
-	}
-	return out;
+	load_i(ops[0], off, n, a);
+	load_i(ops[1], off, n, b);
+	i_binary(ins->op, int_type(ty(ops[0])), a, b, n);
+	store_i(out, off, n, a);
 }
 
-static Literal *bin_complex(Interp *it, const HloInstr *ins,
-			    Literal *const *ops, Literal *out)
+static void bin_complex(const HloInstr *ins, Literal *const *ops, Literal *out,
+			int64_t off, int64_t n)
 {
-	double ar[CHUNK], ai[CHUNK], br[CHUNK], bi[CHUNK];
-	if (!c_binary(ins->op, NULL, NULL, NULL, NULL, 0))
-		return unsupported(it, ins, ty(ops[0]));
-	for (int64_t off = 0; off < out->n; off += CHUNK) {
-		int64_t k = chunk_len(out->n, off);
-		if (!tick(it, ins, off))
-			return NULL;
-		load_c(ops[0], off, k, ar, ai);
-		load_c(ops[1], off, k, br, bi);
-		c_binary(ins->op, ar, ai, br, bi, k);
-		store_c(out, off, k, ar, ai);
+	/* zeroed: gcc -O2 cannot see that load_c fills the first n */
+	double ar[CHUNK], ai[CHUNK], br[CHUNK] = {0}, bi[CHUNK] = {0};
+	load_c(ops[0], off, n, ar, ai);
+	load_c(ops[1], off, n, br, bi);
+	c_binary(ins->op, ar, ai, br, bi, n);
+	store_c(out, off, n, ar, ai);
+}
+
+/* As un_chunk_fn, for the binary opcodes. */
+static ChunkFn *bin_chunk_fn(HloOpcode op, Dtype t)
+{
+	switch (dtype_kind(t)) {
+	case DK_FLOAT:
+		return f_binary(op, NULL, NULL, 0) ? bin_float : NULL;
+	case DK_COMPLEX:
+		return c_binary(op, NULL, NULL, NULL, NULL, 0) ? bin_complex
+							       : NULL;
+	case DK_SINT:
+	case DK_UINT:
+	case DK_PRED:
+		return i_binary(op, int_type(t), NULL, NULL, 0) ? bin_int
+								: NULL;
+	default:
+		return NULL;
 	}
-	return out;
 }
 
 static Literal *ev_binary(Interp *it, const HloInstr *ins, Literal *const *ops,
@@ -881,18 +874,10 @@ static Literal *ev_binary(Interp *it, const HloInstr *ins, Literal *const *ops,
 	if (ty(ops[0]) != ty(ops[1]))
 		return it_fail(it, ins, "operand types %s and %s differ",
 			       dtype_name(ty(ops[0])), dtype_name(ty(ops[1])));
-	switch (dtype_kind(ty(ops[0]))) {
-	case DK_FLOAT:
-		return bin_float(it, ins, ops, out);
-	case DK_COMPLEX:
-		return bin_complex(it, ins, ops, out);
-	case DK_SINT:
-	case DK_UINT:
-	case DK_PRED:
-		return bin_int(it, ins, ops, out);
-	default:
+	ChunkFn *fn = bin_chunk_fn(ins->op, ty(ops[0]));
+	if (!fn)
 		return unsupported(it, ins, ty(ops[0]));
-	}
+	return each_chunk(it, ins, ops, out, fn);
 }
 
 /* ---- compare ---------------------------------------------------------- */
@@ -1130,11 +1115,33 @@ static void clamp_int(IntType k, int64_t *lo, const int64_t *x,
 	}
 }
 
+static void clamp_f_chunk(const HloInstr *ins, Literal *const *ops,
+			  Literal *out, int64_t off, int64_t n)
+{
+	(void)ins;
+	double lo[CHUNK], x[CHUNK], hi[CHUNK];
+	load_f(ops[0], off, n, lo);
+	load_f(ops[1], off, n, x);
+	load_f(ops[2], off, n, hi);
+	clamp_float(lo, x, hi, n);
+	store_f(out, off, n, lo);
+}
+
+static void clamp_i_chunk(const HloInstr *ins, Literal *const *ops,
+			  Literal *out, int64_t off, int64_t n)
+{
+	(void)ins;
+	int64_t lo[CHUNK], x[CHUNK], hi[CHUNK];
+	load_i(ops[0], off, n, lo);
+	load_i(ops[1], off, n, x);
+	load_i(ops[2], off, n, hi);
+	clamp_int(int_type(ty(out)), lo, x, hi, n);
+	store_i(out, off, n, lo);
+}
+
 static Literal *ev_clamp(Interp *it, const HloInstr *ins, Literal *const *ops,
 			 Literal *out)
 {
-	double lo[CHUNK], x[CHUNK], hi[CHUNK];
-	int64_t ilo[CHUNK], ix[CHUNK], ihi[CHUNK];
 	if (!counts_ok(it, ins, ops, 3, out))
 		return NULL;
 	Dtype t = ty(out);
@@ -1143,34 +1150,18 @@ static Literal *ev_clamp(Interp *it, const HloInstr *ins, Literal *const *ops,
 	DtypeKind kind = dtype_kind(t);
 	if (kind != DK_FLOAT && !dtype_is_int(t) && kind != DK_PRED)
 		return unsupported(it, ins, t);
-	IntType k = int_type(t);
-	for (int64_t off = 0; off < out->n; off += CHUNK) {
-		int64_t len = chunk_len(out->n, off);
-		if (!tick(it, ins, off))
-			return NULL;
-		if (kind == DK_FLOAT) {
-			load_f(ops[0], off, len, lo);
-			load_f(ops[1], off, len, x);
-			load_f(ops[2], off, len, hi);
-			clamp_float(lo, x, hi, len);
-			store_f(out, off, len, lo);
-		} else {
-			load_i(ops[0], off, len, ilo);
-			load_i(ops[1], off, len, ix);
-			load_i(ops[2], off, len, ihi);
-			clamp_int(k, ilo, ix, ihi, len);
-			store_i(out, off, len, ilo);
-		}
-	}
-	return out;
+	return each_chunk(it, ins, ops, out,
+			  kind == DK_FLOAT ? clamp_f_chunk : clamp_i_chunk);
 }
 
 /* ---- convert and bitcast-convert -------------------------------------- */
 
 /* One chunk from any element type to any other. */
-static void convert_chunk(const Literal *x, Literal *out, int64_t off,
-			  int64_t n)
+static void convert_chunk(const HloInstr *ins, Literal *const *ops,
+			  Literal *out, int64_t off, int64_t n)
 {
+	(void)ins;
+	const Literal *x = ops[0];
 	double re[CHUNK], im[CHUNK];
 	int64_t iv[CHUNK];
 	Dtype from = ty(x), to = ty(out);
@@ -1206,12 +1197,7 @@ static Literal *ev_convert(Interp *it, const HloInstr *ins, Literal *const *ops,
 		it_assign(out, ops[0]);
 		return out;
 	}
-	for (int64_t off = 0; off < out->n; off += CHUNK) {
-		if (!tick(it, ins, off))
-			return NULL;
-		convert_chunk(ops[0], out, off, chunk_len(out->n, off));
-	}
-	return out;
+	return each_chunk(it, ins, ops, out, convert_chunk);
 }
 
 /* Widths that are not whole bytes (s4, u2, f4e2m1fn, ...) or pred: move
@@ -1344,43 +1330,44 @@ static Literal *ev_reduce_precision(Interp *it, const HloInstr *ins,
 
 /* ---- real, imag, complex ---------------------------------------------- */
 
+static void real_imag_chunk(const HloInstr *ins, Literal *const *ops,
+			    Literal *out, int64_t off, int64_t n)
+{
+	double re[CHUNK], im[CHUNK];
+	load_c(ops[0], off, n, re, im); /* real types: im = +0 */
+	store_f(out, off, n, ins->op == HLO_REAL ? re : im);
+}
+
 static Literal *ev_real_imag(Interp *it, const HloInstr *ins,
 			     Literal *const *ops, Literal *out)
 {
-	double re[CHUNK], im[CHUNK];
 	if (!counts_ok(it, ins, ops, 1, out))
 		return NULL;
 	DtypeKind k = dtype_kind(ty(ops[0]));
 	if (k != DK_FLOAT && k != DK_COMPLEX)
 		return unsupported(it, ins, ty(ops[0]));
-	for (int64_t off = 0; off < out->n; off += CHUNK) {
-		int64_t len = chunk_len(out->n, off);
-		if (!tick(it, ins, off))
-			return NULL;
-		load_c(ops[0], off, len, re, im); /* real types: im = +0 */
-		store_f(out, off, len, ins->op == HLO_REAL ? re : im);
-	}
-	return out;
+	return each_chunk(it, ins, ops, out, real_imag_chunk);
+}
+
+static void complex_chunk(const HloInstr *ins, Literal *const *ops,
+			  Literal *out, int64_t off, int64_t n)
+{
+	(void)ins;
+	double re[CHUNK], im[CHUNK];
+	load_f(ops[0], off, n, re);
+	load_f(ops[1], off, n, im);
+	store_c(out, off, n, re, im);
 }
 
 static Literal *ev_complex(Interp *it, const HloInstr *ins, Literal *const *ops,
 			   Literal *out)
 {
-	double re[CHUNK], im[CHUNK];
 	if (!counts_ok(it, ins, ops, 2, out))
 		return NULL;
 	if (dtype_kind(ty(out)) != DK_COMPLEX || !dtype_is_float(ty(ops[0])) ||
 	    !dtype_is_float(ty(ops[1])))
 		return unsupported(it, ins, ty(ops[0]));
-	for (int64_t off = 0; off < out->n; off += CHUNK) {
-		int64_t len = chunk_len(out->n, off);
-		if (!tick(it, ins, off))
-			return NULL;
-		load_f(ops[0], off, len, re);
-		load_f(ops[1], off, len, im);
-		store_c(out, off, len, re, im);
-	}
-	return out;
+	return each_chunk(it, ins, ops, out, complex_chunk);
 }
 
 /* ---- iota ------------------------------------------------------------- */

@@ -285,61 +285,53 @@ static void fast_save(const Fast *q, Literal *l, int64_t i)
 		it_seti(l, i, (int64_t)q->i);
 }
 
-/* acc = acc op x[xi] (x op acc when swap). */
-static void fast_step(Fast *q, const Literal *x, int64_t xi)
+/* a op b for the float reducers. */
+static double fast_f(HloOpcode op, double a, double b)
 {
-	if (q->isf) {
-		double a = q->f, b = it_getf(x, xi), r;
-		if (q->swap) {
-			double t = a;
-			a = b;
-			b = t;
-		}
-		switch (q->op) {
-		case HLO_ADD:
-			r = a + b;
-			break;
-		case HLO_MULTIPLY:
-			r = a * b;
-			break;
-		case HLO_MAXIMUM:
-			r = fmax_nan(a, b);
-			break;
-		default:
-			r = fmin_nan(a, b);
-			break;
-		}
-		q->f = round_f(q, r);
-		return;
+	switch (op) {
+	case HLO_ADD:
+		return a + b;
+	case HLO_MULTIPLY:
+		return a * b;
+	case HLO_MAXIMUM:
+		return fmax_nan(a, b);
+	default:
+		return fmin_nan(a, b);
 	}
-	uint64_t a = q->i, b = (uint64_t)it_geti(x, xi), r;
-	if (q->swap) {
-		uint64_t t = a;
-		a = b;
-		b = t;
-	}
+}
+
+/* a op b for the integer and pred reducers, on 64-bit patterns. */
+static uint64_t fast_i(const Fast *q, uint64_t a, uint64_t b)
+{
 	bool lt = q->un ? a < b : (int64_t)a < (int64_t)b;
 	switch (q->op) {
 	case HLO_ADD:
-		r = a + b;
-		break;
+		return a + b;
 	case HLO_MULTIPLY:
-		r = a * b;
-		break;
+		return a * b;
 	case HLO_MAXIMUM:
-		r = lt ? b : a;
-		break;
+		return lt ? b : a;
 	case HLO_MINIMUM:
-		r = lt ? a : b;
-		break;
+		return lt ? a : b;
 	case HLO_AND:
-		r = a & b;
-		break;
+		return a & b;
 	default:
-		r = a | b;
-		break;
+		return a | b;
 	}
-	q->i = round_i(q, r);
+}
+
+/* acc = acc op x[xi] (x op acc when swap: the reducer's operand order
+ * decides which NaN or which of -0 and +0 comes out). */
+static void fast_step(Fast *q, const Literal *x, int64_t xi)
+{
+	if (q->isf) {
+		double a = q->f, b = it_getf(x, xi);
+		q->f = round_f(q, q->swap ? fast_f(q->op, b, a)
+					  : fast_f(q->op, a, b));
+		return;
+	}
+	uint64_t a = q->i, b = (uint64_t)it_geti(x, xi);
+	q->i = round_i(q, q->swap ? fast_i(q, b, a) : fast_i(q, a, b));
 }
 
 /* ---- folds --------------------------------------------------------------- */

@@ -134,28 +134,6 @@ static unsigned char *elem(const Literal *l, int64_t i)
 	return (unsigned char *)l->data + i * dtype_bytes(type_of(l));
 }
 
-static int64_t rd_sint(const void *p, int bytes)
-{
-	int8_t b;
-	int16_t h;
-	int32_t w;
-	int64_t d;
-	switch (bytes) {
-	case 1:
-		memcpy(&b, p, 1);
-		return b;
-	case 2:
-		memcpy(&h, p, 2);
-		return h;
-	case 4:
-		memcpy(&w, p, 4);
-		return w;
-	default:
-		memcpy(&d, p, 8);
-		return d;
-	}
-}
-
 static uint64_t rd_uint(const void *p, int bytes)
 {
 	uint64_t v = 0;
@@ -176,6 +154,15 @@ static uint64_t rd_uint(const void *p, int bytes)
 		memcpy(&v, p, 8);
 		return v;
 	}
+}
+
+/* As rd_uint, sign-extended from the top bit read: (u ^ s) - s moves the
+ * sign bit s into every higher bit without a signed shift. */
+static int64_t rd_sint(const void *p, int bytes)
+{
+	int bits = bytes < 8 ? 8 * bytes : 64; /* integers are 1, 2, 4 or 8 */
+	uint64_t s = (uint64_t)1 << (bits - 1);
+	return (int64_t)((rd_uint(p, bytes) ^ s) - s);
 }
 
 /* Stores the low bytes of v (little-endian hosts; memcpy of a narrowed

@@ -58,23 +58,35 @@ static bool word_is(const char *s, size_t n, size_t i, const char *w)
 	       name_end(s, n, i) == i + k;
 }
 
+/* An assignment's '=' at s[i], not the start of "==". */
+static bool is_assign(const char *s, size_t n, size_t i)
+{
+	return i < n && s[i] == '=' && (i + 1 == n || s[i + 1] != '=');
+}
+
+/* A name as the HLO parser takes it: a letter or '_' first, or after the
+ * '%' sigil any name character ("%1"). */
+static bool plausible_name(const char *s, size_t i, size_t e, bool sigil)
+{
+	unsigned char c = (unsigned char)s[i];
+	return e > i && (isalpha(c) || c == '_' || sigil);
+}
+
 /* "[ROOT] [%]name =" whatever the name: a typed instruction must never be
- * taken for a command, however short its name. */
+ * taken for a command, however short its name. "echo == 1" is echo. */
 static bool is_instr(const char *s, size_t n, size_t i)
 {
 	if (word_is(s, n, i, "ROOT")) {
 		size_t j = skip_blanks(s, n, i + 4);
-		if (j < n && s[j] == '=')
+		if (is_assign(s, n, j))
 			return true; /* an instruction named ROOT */
 		i = j;
 	}
-	if (i < n && s[i] == '%')
-		i++;
+	bool sigil = i < n && s[i] == '%';
+	i += sigil;
 	size_t e = name_end(s, n, i);
-	if (e == i)
-		return false;
-	e = skip_blanks(s, n, e);
-	return e < n && s[e] == '=';
+	return plausible_name(s, i, e, sigil) &&
+	       is_assign(s, n, skip_blanks(s, n, e));
 }
 
 /* The first word names a command exactly (a prefix does not count here,

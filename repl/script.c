@@ -2,16 +2,27 @@
  * interactive prompt all go through repl_run_reader, so batch and
  * interactive sessions share every rule except prompts and stopping. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 #include "reader.h"
 #include "session.h"
 
+enum { SOURCE_MAX_DEPTH = 16 };
+
+/* Batch mode without --keep-going stops at the first failure. */
+static bool stops_at_failure(const Session *s)
+{
+	return !s->interactive && !s->keep_going;
+}
+
 void repl_note_failure(Session *s)
 {
+	if (s->source_depth)
+		return; /* the sourced script stops; `source` fails outside */
 	s->failures++;
-	if (!s->interactive && !s->keep_going)
+	if (stops_at_failure(s))
 		s->quit = true;
 }
 
@@ -42,18 +53,92 @@ static bool run_unit(Session *s, const Unit *u)
 	return repl_error(s, "%s", u->error);
 }
 
+static void keep_output(Session *s, char *buf, size_t len, int line)
+{
+	free(s->last_out);
+	s->last_out = buf;
+	s->last_out_len = len;
+	s->last_out_line = line;
+}
+
+/* Runs u with s->out captured; its output becomes the last output. */
+static bool run_captured(Session *s, const Unit *u)
+{
+	Capture c = {.real = s->out, .outer = s->capture};
+	c.mem = open_memstream(&c.buf, &c.len);
+	if (!c.mem) {
+		keep_output(s, NULL, 0, u->line); /* out of memory: unknown */
+		return run_unit(s, u);
+	}
+	s->out = c.mem;
+	s->capture = &c;
+	bool ok = run_unit(s, u);
+	repl_flush_out(s);
+	s->capture = c.outer;
+	s->out = c.real;
+	fclose(c.mem);
+	keep_output(s, c.buf, c.len, u->line);
+	return ok;
+}
+
+/* The first line of u's text, quoted for a message. */
+static const char *unit_head(char *buf, size_t cap, const Unit *u)
+{
+	const char *nl = memchr(u->text, '\n', u->len);
+	return repl_quote(buf, cap, u->text,
+			  nl ? (size_t)(nl - u->text) : u->len);
+}
+
+/* `expect` lines check what is around them: they are neither the command
+ * an `expect error` waits for nor the one `expect output` looks at. A
+ * command that an `expect error` waits for must fail; its failure is
+ * then no failure of the script. */
+static bool run_checked(Session *s, const Unit *u)
+{
+	if (u->kind == UNIT_COMMAND && cmd_is_expect(u->text))
+		return run_unit(s, u);
+	int want_error = s->expect_error;
+	s->expect_error = 0;
+	bool ok = run_captured(s, u);
+	if (!want_error)
+		return ok;
+	if (!ok)
+		return true; /* failed as expected: reported, not counted */
+	char q[80];
+	return repl_expect_failed(s, want_error,
+				  "line %d ('%s') succeeded, but an error was "
+				  "expected",
+				  u->line, unit_head(q, sizeof q, u));
+}
+
+/* An `expect error` with no command after it fails at the end. */
+static bool no_pending_expect(Session *s)
+{
+	int line = s->expect_error;
+	s->expect_error = 0;
+	return !line || repl_expect_failed(
+				s, line, "no command followed 'expect error'");
+}
+
 bool repl_run_reader(Session *s, Reader *r)
 {
-	bool ok = true;
+	bool ok = true, stopped = false;
 	Unit u;
-	while (!s->quit && repl_read_unit(r, &u)) {
+	while (!stopped && !s->quit && repl_read_unit(r, &u)) {
 		s->line = u.line;
-		if (!run_unit(s, &u)) {
+		bool unit_ok = run_checked(s, &u);
+		repl_flush_out(s);
+		if (!unit_ok) {
 			ok = false;
 			repl_note_failure(s);
+			stopped = stops_at_failure(s);
 		}
-		fflush(s->out);
 	}
+	if (!stopped && !s->quit && !no_pending_expect(s)) {
+		ok = false;
+		repl_note_failure(s);
+	}
+	s->expect_error = 0;
 	return ok;
 }
 
@@ -101,5 +186,26 @@ bool repl_run_string(Session *s, const char *name, const char *text, size_t len)
 	}
 	bool ok = repl_run_stream(s, f, name, false);
 	fclose(f);
+	return ok;
+}
+
+bool repl_source_file(Session *s, const char *path)
+{
+	if (s->source_depth >= SOURCE_MAX_DEPTH)
+		return repl_error(s,
+				  "cannot source '%s': scripts nested more "
+				  "than %d deep (does a script source "
+				  "itself?)",
+				  path, SOURCE_MAX_DEPTH);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return repl_error(s, "cannot open script '%s': %s", path,
+				  strerror(errno));
+	s->source_depth++;
+	bool ok = repl_run_stream(s, f, path, false);
+	s->source_depth--;
+	fclose(f);
+	if (!ok)
+		repl_error(s, "sourced script '%s' failed", path);
 	return ok;
 }

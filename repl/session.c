@@ -72,6 +72,8 @@ void repl_session_free(Session *s)
 	s->mod = NULL;
 	clear_inputs(s);
 	repl_value_clear(&s->result);
+	free(s->last_out);
+	s->last_out = NULL;
 }
 
 /* Keeps the inputs that still fit a parameter of the new module. */
@@ -108,17 +110,38 @@ HloModule *repl_new_module(const char *name)
 	return m;
 }
 
-bool repl_verror(Session *s, const char *fmt, va_list ap)
+void repl_flush_out(Session *s)
 {
-	/* stdout is buffered and stderr is not: flush first so a transcript
-	 * of both streams keeps the order things happened in. */
-	fflush(s->out);
-	if (s->src_name && s->line > 0)
-		fprintf(s->err, "%s:%d: ", s->src_name, s->line);
-	fputs("error: ", s->err);
+	/* Each capture's real output is the next one out's memory stream,
+	 * and the outermost one's is the session's own output. */
+	FILE *out = s->out;
+	for (Capture *c = s->capture; c; c = c->outer) {
+		fflush(c->mem);
+		fwrite(c->buf + c->passed, 1, c->len - c->passed, c->real);
+		c->passed = c->len;
+		out = c->real;
+	}
+	fflush(out);
+}
+
+/* "FILE:LINE: KIND: MESSAGE" (no location interactively). stdout is
+ * buffered and stderr is not: flush first so a transcript of both
+ * streams keeps the order things happened in. */
+static void vreport(Session *s, int line, const char *kind, const char *fmt,
+		    va_list ap)
+{
+	repl_flush_out(s);
+	if (s->src_name && line > 0)
+		fprintf(s->err, "%s:%d: ", s->src_name, line);
+	fprintf(s->err, "%s: ", kind);
 	vfprintf(s->err, fmt, ap);
 	fputc('\n', s->err);
 	fflush(s->err);
+}
+
+bool repl_verror(Session *s, const char *fmt, va_list ap)
+{
+	vreport(s, s->line, "error", fmt, ap);
 	return false;
 }
 
@@ -131,12 +154,21 @@ bool repl_error(Session *s, const char *fmt, ...)
 	return false;
 }
 
+bool repl_expect_failed(Session *s, int line, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport(s, line ? line : s->line, "expectation failed", fmt, ap);
+	va_end(ap);
+	return false;
+}
+
 void repl_print_diag(Session *s, Diag *d)
 {
 	const char *t = diag_text(d);
 	if (!*t)
 		return;
-	fflush(s->out);
+	repl_flush_out(s);
 	fputs(t, s->err);
 	fflush(s->err);
 }

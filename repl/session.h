@@ -17,6 +17,19 @@
 
 typedef struct Reader Reader;
 
+/* One command's stdout being captured (for `expect output`): it is
+ * written to mem and passed on to real as it goes, so the transcript is
+ * the same as without capturing. A command that runs commands (`source`)
+ * nests a capture inside its own. */
+typedef struct Capture {
+	FILE *mem; /* open_memstream over buf/len */
+	char *buf;
+	size_t len;
+	size_t passed; /* bytes of buf already written to real */
+	FILE *real;    /* the output before capturing began */
+	struct Capture *outer;
+} Capture;
+
 /* A value kept between commands (an input, the last result): its own
  * arena, so replacing one frees it. */
 typedef struct Value {
@@ -42,8 +55,15 @@ typedef struct Session {
 	int ninputs;
 	Value result;
 	char result_backend[16];
-	int64_t max_memory;      /* `set max-memory`: buffers of one run */
+	int64_t max_memory;       /* `set max-memory`: buffers of one run */
 	volatile int interrupted; /* set by Ctrl-C during a run */
+	/* Scripts as tests: what `expect` looks at. */
+	Capture *capture; /* innermost capture of s->out; NULL: none */
+	char *last_out;   /* stdout of the last command (not `expect`) */
+	size_t last_out_len;
+	int last_out_line; /* its line; 0: no command yet */
+	int expect_error;  /* line of a pending `expect error`; 0: none */
+	int source_depth;  /* scripts being sourced, one inside another */
 } Session;
 
 void repl_session_init(Session *s, FILE *out, FILE *err);
@@ -63,6 +83,13 @@ HloModule *repl_new_module(const char *name);
 bool repl_error(Session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 bool repl_verror(Session *s, const char *fmt, va_list ap);
+/* "FILE:LINE: expectation failed: MESSAGE" for a failed `expect` at
+ * line (the current line when 0). Always returns false. */
+bool repl_expect_failed(Session *s, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Passes captured output on and flushes it, so that what goes to s->err
+ * next follows everything printed before it. */
+void repl_flush_out(Session *s);
 /* Prints a core Diag as it is (it already carries its locations). */
 void repl_print_diag(Session *s, Diag *d);
 /* Quotes untrusted text for an error message (cap >= 16): control bytes
@@ -94,7 +121,8 @@ bool repl_read_file(const char *path, char **text, size_t *len);
 bool repl_add_instr(Session *s, const char *text, size_t len, int line);
 
 /* Counts a failed command; in batch without --keep-going it also ends
- * the session. */
+ * the session. Inside a sourced script it does neither: the script
+ * stops, and `source` fails in its caller instead. */
 void repl_note_failure(Session *s);
 /* Runs every unit the reader yields until EOF or quit. Returns false when
  * a unit failed. */
@@ -103,6 +131,10 @@ bool repl_run_reader(Session *s, Reader *r);
 bool repl_run_stream(Session *s, FILE *in, const char *name, bool interactive);
 /* Runs a script file (batch). */
 bool repl_run_file(Session *s, const char *path);
+/* `source PATH`: runs a script inside the current one, with its own file
+ * name and line numbers; false when it cannot be opened, is nested too
+ * deeply, or a command in it failed. */
+bool repl_source_file(Session *s, const char *path);
 /* Runs text as a script called name. */
 bool repl_run_string(Session *s, const char *name, const char *text,
 		     size_t len);

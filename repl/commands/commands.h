@@ -53,6 +53,8 @@ const Command *cmd_lookup(Session *s, const char *name);
 /* Runs one command line: lookup by unique prefix, argument count check,
  * handler. Returns false when the command failed. */
 bool cmd_execute(Session *s, const char *line);
+/* Does line run `expect` (by its name or a unique prefix)? */
+bool cmd_is_expect(const char *line);
 /* Candidates for the word `prefix` that starts at byte `start` of line.
  * Returns false when file names are what fits there. */
 bool cmd_complete_line(const Session *s, const char *line, int start,
@@ -79,6 +81,16 @@ bool cmd_new(Session *s, const CmdArgs *a);
 bool cmd_list(Session *s, const CmdArgs *a);
 bool cmd_info(Session *s, const CmdArgs *a);
 bool cmd_stats(Session *s, const CmdArgs *a);
+/* The counts of the `stats` line, in its order (`expect` checks them). */
+typedef enum {
+	STAT_INSTRUCTIONS,
+	STAT_COMPUTATIONS,
+	STAT_FUSIONS,
+	STAT_KERNELS,
+	NSTATS
+} StatKind;
+extern const char *const cmd_stat_names[NSTATS];
+void cmd_module_stats(const HloModule *m, int out[NSTATS]);
 
 /* --- run.c --- */
 bool cmd_input(Session *s, const CmdArgs *a);
@@ -91,8 +103,13 @@ bool cmd_set(Session *s, const CmdArgs *a);
 void cmd_complete_options(const Session *s, const char *prefix,
 			  CmdMatches *out);
 
-/* --- misc.c --- */
+/* --- scripts.c --- */
 bool cmd_echo(Session *s, const CmdArgs *a);
+bool cmd_source(Session *s, const CmdArgs *a);
+bool cmd_expect(Session *s, const CmdArgs *a);
+void cmd_complete_expect(const Session *s, const char *prefix, CmdMatches *out);
+
+/* --- misc.c --- */
 bool cmd_help(Session *s, const CmdArgs *a);
 bool cmd_quit(Session *s, const CmdArgs *a);
 

@@ -247,16 +247,31 @@ static int count_kernels(const HloComp *c)
 	return n;
 }
 
+const char *const cmd_stat_names[NSTATS] = {
+	[STAT_INSTRUCTIONS] = "instructions",
+	[STAT_COMPUTATIONS] = "computations",
+	[STAT_FUSIONS] = "fusions",
+	[STAT_KERNELS] = "kernels",
+};
+
+void cmd_module_stats(const HloModule *m, int out[NSTATS])
+{
+	out[STAT_INSTRUCTIONS] = hlo_module_instr_count(m);
+	out[STAT_COMPUTATIONS] = m->ncomps;
+	out[STAT_FUSIONS] = count_fusions(m);
+	out[STAT_KERNELS] = count_kernels(m->entry);
+}
+
 bool cmd_stats(Session *s, const CmdArgs *a)
 {
 	(void)a;
 	if (!repl_need_module(s))
 		return false;
-	const HloModule *m = s->mod;
-	fprintf(s->out,
-		"stats: instructions=%d computations=%d fusions=%d "
-		"kernels=%d\n",
-		hlo_module_instr_count(m), m->ncomps, count_fusions(m),
-		count_kernels(m->entry));
+	int v[NSTATS];
+	cmd_module_stats(s->mod, v);
+	fputs("stats:", s->out);
+	for (int i = 0; i < NSTATS; i++)
+		fprintf(s->out, " %s=%d", cmd_stat_names[i], v[i]);
+	fputc('\n', s->out);
 	return true;
 }

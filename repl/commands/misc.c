@@ -1,13 +1,7 @@
-/* misc.c - session commands: echo, help, quit. */
+/* misc.c - session commands: help, quit. */
 #include <string.h>
 
 #include "commands.h"
-
-bool cmd_echo(Session *s, const CmdArgs *a)
-{
-	fprintf(s->out, "%s\n", a->rest);
-	return true;
-}
 
 static int synopsis_width(const Command *t, int n)
 {

@@ -147,14 +147,6 @@ static const Command commands[] = {
 	 "Example:\n"
 	 "  set max-memory 512M\n",
 	 "Session", 0, 2, cmd_set, cmd_complete_options},
-	{"echo", "echo [TEXT]",
-	 "Print TEXT as written.",
-	 "Prints the rest of the line verbatim; handy for labelling the output\n"
-	 "of a script.\n"
-	 "\n"
-	 "Example:\n"
-	 "  echo --- before fusion ---\n",
-	 "Session", 0, -1, cmd_echo, cmd_complete_none},
 	{"help", "help [CMD]",
 	 "List the commands, or explain one.",
 	 "With no argument lists every command. With CMD (a unique prefix is\n"
@@ -179,6 +171,53 @@ static const Command commands[] = {
 	 "Example:\n"
 	 "  exit\n",
 	 "Session", 0, 0, cmd_quit, cmd_complete_none},
+	{"echo", "echo [TEXT]",
+	 "Print TEXT as written.",
+	 "Prints the rest of the line verbatim; handy for labelling the output\n"
+	 "of a script.\n"
+	 "\n"
+	 "Example:\n"
+	 "  echo --- before fusion ---\n",
+	 "Scripts", 0, -1, cmd_echo, cmd_complete_none},
+	{"source", "source PATH",
+	 "Run a script inside this session.",
+	 "Runs the commands of the script PATH (relative to the working\n"
+	 "directory) as if they were typed here, in the current session:\n"
+	 "the module, inputs and result it leaves are kept. Errors inside it\n"
+	 "carry its own file name and line numbers. A failing command stops\n"
+	 "the sourced script (unless --keep-going) and makes 'source' fail.\n"
+	 "Scripts may source scripts, up to 16 deep.\n"
+	 "\n"
+	 "Example:\n"
+	 "  source setup.xr\n",
+	 "Scripts", 1, 1, cmd_source, NULL},
+	{"expect", "expect WHAT [ARGS]",
+	 "Fail the script unless a fact holds (script tests).",
+	 "Checks a fact and fails with 'FILE:LINE: expectation failed: ...'\n"
+	 "when it does not hold, so a script stops there (batch mode) and\n"
+	 "exits 1; when it holds, nothing is printed. WHAT is one of:\n"
+	 "  kernels N, instructions N, fusions N, computations N\n"
+	 "                  that count on the 'stats' line is N\n"
+	 "  error           the next command must fail; its error is printed\n"
+	 "                  but does not count as a failure of the script\n"
+	 "  output TEXT     the previous command printed TEXT (the rest of\n"
+	 "                  the line, as written) on its standard output\n"
+	 "  close PATH.npy [TOL]\n"
+	 "                  the last result is within TOL of the file (as\n"
+	 "                  'check' compares; default TOL by element type);\n"
+	 "                  a tuple result against PATH.0.npy, PATH.1.npy, ...\n"
+	 "                  as 'save-result' writes them\n"
+	 "'expect' lines are not commands for 'expect error' and 'expect\n"
+	 "output': those look past them to the next or previous command.\n"
+	 "\n"
+	 "Example:\n"
+	 "  expect kernels 3\n"
+	 "  run interp\n"
+	 "  expect output backend=interp\n"
+	 "  expect close want.npy 1e-4\n"
+	 "  expect error\n"
+	 "  load missing.hlo\n",
+	 "Scripts", 1, -1, cmd_expect, cmd_complete_expect},
 };
 /* clang-format on */
 
@@ -337,13 +376,21 @@ static bool run_with_args(Session *s, const Command *c, const char *rest)
 	return ok;
 }
 
-bool cmd_execute(Session *s, const char *line)
+/* The command word of line: its start, and its length in *n. */
+static const char *first_word(const char *line, size_t *n)
 {
 	while (is_blank(*line))
 		line++;
-	size_t n = 0;
-	while (line[n] && !is_blank(line[n]))
-		n++;
+	*n = 0;
+	while (line[*n] && !is_blank(line[*n]))
+		++*n;
+	return line;
+}
+
+bool cmd_execute(Session *s, const char *line)
+{
+	size_t n;
+	line = first_word(line, &n);
 	const Command *c = lookup(s, line, n);
 	if (!c)
 		return false;
@@ -351,6 +398,14 @@ bool cmd_execute(Session *s, const char *line)
 	while (is_blank(*rest))
 		rest++;
 	return run_with_args(s, c, rest);
+}
+
+bool cmd_is_expect(const char *line)
+{
+	size_t n;
+	line = first_word(line, &n);
+	const Command *c = cmd_find(line, n);
+	return c && c->run == cmd_expect;
 }
 
 /* --- completion --- */

@@ -6,14 +6,7 @@
 # Usage: run-cli.sh XLA_REPL [CORPUS_DIR]
 set -u
 
-if [ $# -lt 1 ]; then
-	echo "usage: $0 XLA_REPL [CORPUS_DIR]" >&2
-	exit 2
-fi
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/lib.sh" # bin, here, work
 cp "$here"/*.hlo "$work"/
 cd "$work" || exit 1
 export HOME="$work" # Readline's history file goes here, not to ~

@@ -11,14 +11,7 @@
 # XR_UPDATE=1 rewrites the .expected files from the actual output instead.
 set -u
 
-if [ $# -lt 1 ]; then
-	echo "usage: $0 XLA_REPL [CORPUS_DIR]" >&2
-	exit 2
-fi
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/lib.sh" # bin, here, work
 
 pass=0
 fail=0

@@ -1,19 +1,8 @@
 /* test_corpus.c - conformance over ../shared/corpus/hlo: every module
  * parses, verifies, keeps its instruction count (INDEX.tsv), and prints to
  * a fixed point: print(parse(print(parse(x)))) == print(parse(x)). */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <cmocka.h>
-
-#include "parse.h"
 #include "print.h"
-#include "verify.h"
+#include "testutil.h"
 
 /* Modules that must NOT load, with the reason. Everything else must. */
 static const struct {
@@ -36,21 +25,6 @@ static const struct {
 	 "with f32[4] init values, reducers returning 1-tuples"},
 };
 
-static char *slurp(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long len = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *b = malloc((size_t)len + 1);
-	*n = fread(b, 1, (size_t)len, f);
-	b[*n] = 0;
-	fclose(f);
-	return b;
-}
-
 static int count_instrs(const HloModule *m)
 {
 	/* INDEX counts "name = ..." statements: no inline bodies and no
@@ -72,17 +46,6 @@ static bool is_expected_invalid(const char *file)
 	return false;
 }
 
-static HloModule *load(const char *name, const char *text, size_t n, Diag *d)
-{
-	SrcFile f = {name, text, n, 0};
-	HloModule *m = parse_module(&f, d, NULL);
-	if (m && !verify_module(m, d, &f)) {
-		hlo_module_free(m);
-		m = NULL;
-	}
-	return m;
-}
-
 /* Checks one module; returns a malloc'd failure message or NULL. */
 static char *check_one(const char *path, const char *file, int want_instrs)
 {
@@ -93,7 +56,7 @@ static char *check_one(const char *path, const char *file, int want_instrs)
 	Diag d;
 	diag_init(&d);
 	d.max_warnings = 0;
-	HloModule *m = load(file, text, n, &d), *m2 = NULL;
+	HloModule *m = load_verified(file, text, n, &d), *m2 = NULL;
 	StrBuf p1, p2;
 	sb_init(&p1);
 	sb_init(&p2);
@@ -114,7 +77,7 @@ static char *check_one(const char *path, const char *file, int want_instrs)
 		goto done;
 	}
 	print_module(&p1, m, &print_opts_default);
-	m2 = load("<printed>", sb_str(&p1), p1.len, &d);
+	m2 = load_verified("<printed>", sb_str(&p1), p1.len, &d);
 	if (!m2) {
 		msg = strdup(diag_text(&d));
 		goto done;

@@ -1,20 +1,8 @@
 /* test_infer.c - shape inference rules (core/infer.c), one test per rule
  * or family: the inferred shape of a named instruction in a small module,
  * and for bad operands the located error. */
-/* cmocka.h needs these first, in this order. */
-/* clang-format off */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-/* clang-format on */
-
-#include <stdio.h>
-#include <string.h>
-
 #include "infer.h"
-#include "parse.h"
+#include "testutil.h"
 
 /* Parses text (one module; the tested instruction is in the entry) and
  * infers the shape of instruction `name`. Returns the shape as text
@@ -54,13 +42,6 @@ static const char *infer(const char *text, const char *name)
 	diag_free(&d);
 	hlo_module_free(m);
 	return out;
-}
-
-/* The error text must contain want (location and message). */
-static void check_error(const char *got, const char *want)
-{
-	if (!strstr(got, want))
-		fail_msg("expected error\n  %s\ngot\n  %s", want, got);
 }
 
 #define ENTRY(params, body) "HloModule t\n\nENTRY e {\n" params body "}\n"

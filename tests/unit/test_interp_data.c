@@ -3,60 +3,7 @@
  * here, two independent paths that must agree (bitcast across layouts
  * vs transpose), a large scatter checked element by element, and
  * interruption of single long operations. */
-/* clang-format off */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-/* clang-format on */
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "interp.h"
-#include "parse.h"
-#include "verify.h"
-
-typedef struct Run {
-	Arena a;
-	Diag d;
-	HloModule *m;
-	Literal *args[4];
-	int nargs;
-} Run;
-
-static void run_init(Run *r, const char *text)
-{
-	memset(r, 0, sizeof *r);
-	arena_init(&r->a);
-	diag_init(&r->d);
-	SrcFile f = {"test.hlo", text, strlen(text), 0};
-	r->m = parse_module(&f, &r->d, NULL);
-	if (!r->m || !verify_module(r->m, &r->d, &f))
-		fail_msg("%s\n%s", diag_text(&r->d), text);
-	r->nargs = hlo_comp_param_count(r->m->entry);
-	assert_true(r->nargs <= 4);
-	for (int i = 0; i < r->nargs; i++) {
-		const Shape *s = hlo_comp_param(r->m->entry, i)->shape;
-		r->args[i] = literal_new(&r->a, s);
-		assert_non_null(r->args[i]);
-	}
-}
-
-static Literal *run_go(Run *r, volatile const int *intr)
-{
-	InterpOpts o = {(int64_t)1 << 30, intr};
-	return interp_run(r->m, r->args, r->nargs, &r->a, &o, &r->d, NULL);
-}
-
-static void run_free(Run *r)
-{
-	hlo_module_free(r->m);
-	arena_free(&r->a);
-	diag_free(&r->d);
-}
+#include "testutil.h"
 
 /* pad of s32[n] with every lo/hi in [-4, 4] and interior in [0, 2],
  * against out[j] = x[(j - lo) / step] when j - lo is a non-negative

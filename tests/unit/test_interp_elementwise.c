@@ -2,49 +2,17 @@
  * file cannot say it: rng streams (range, moments, determinism), Ctrl-C
  * inside a long elementwise loop, arrays longer than one chunk, and NaN
  * payloads that HLO literal text cannot spell. */
-/* clang-format off */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-/* clang-format on */
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "interp.h"
-#include "parse.h"
-#include "verify.h"
+#include "testutil.h"
 
-typedef struct {
-	HloModule *m;
-	Arena a;
-	Diag d;
-} Run;
-
-/* Parses, verifies and runs text; NULL when the run fails (message in
- * r->d). args may be NULL when the entry has no parameters. */
+/* Loads and runs text; NULL when the run fails (message in r->d). args
+ * may be NULL when the entry has no parameters. */
 static Literal *run_text(Run *r, const char *text, Literal *const *args,
 			 int nargs, volatile const int *intr)
 {
-	diag_init(&r->d);
-	arena_init(&r->a);
-	SrcFile f = {"test.hlo", text, strlen(text), 0};
-	r->m = parse_module(&f, &r->d, NULL);
-	if (!r->m)
-		fail_msg("%s", diag_text(&r->d));
-	if (!verify_module(r->m, &r->d, &f))
-		fail_msg("%s", diag_text(&r->d));
-	InterpOpts o = {1 << 30, intr};
-	return interp_run(r->m, args, nargs, &r->a, &o, &r->d, NULL);
-}
-
-static void run_free(Run *r)
-{
-	hlo_module_free(r->m);
-	arena_free(&r->a);
-	diag_free(&r->d);
+	run_load(r, text);
+	return run_with(r, args, nargs, intr);
 }
 
 static void test_rng_uniform_range_and_determinism(void **state)

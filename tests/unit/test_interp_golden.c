@@ -8,22 +8,10 @@
  *   // expect-error: TEXT        the run fails with a message containing TEXT
  *
  * Adding a test is adding a file; the file name says what it checks. */
-/* clang-format off */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-/* clang-format on */
 #include <dirent.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "interp.h"
-#include "parse.h"
-#include "verify.h"
+#include "testutil.h"
 
 enum { MAX_INPUTS = 16 };
 
@@ -32,21 +20,6 @@ typedef struct {
 	const char *expect, *expect_close, *expect_error;
 	double tol;
 } Spec;
-
-static char *slurp(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long len = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *b = malloc((size_t)len + 1);
-	*n = fread(b, 1, (size_t)len, f);
-	b[*n] = 0;
-	fclose(f);
-	return b;
-}
 
 /* Reads the "// key: value" lines; values point into a private copy. */
 static void read_spec(char *text, Spec *s)
@@ -98,13 +71,12 @@ static char *run_one(const char *path)
 	read_spec(specs, &s);
 	Diag d;
 	diag_init(&d);
-	SrcFile f = {path, text, n, 0};
-	HloModule *m = parse_module(&f, &d, NULL);
+	HloModule *m = load_verified(path, text, n, &d);
 	Arena a;
 	arena_init(&a);
 	StrBuf got;
 	sb_init(&got);
-	if (!m || !verify_module(m, &d, &f)) {
+	if (!m) {
 		msg = strdup(diag_text(&d));
 		goto done;
 	}

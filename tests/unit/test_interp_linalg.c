@@ -4,65 +4,9 @@
  * groups), each against a rule written out here in another form (the
  * convolution over an explicitly dilated and padded input); fft round
  * trips; interruption of long products. */
-/* clang-format off */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-/* clang-format on */
-
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "interp.h"
-#include "parse.h"
-#include "verify.h"
-
-typedef struct Run {
-	Arena a;
-	Diag d;
-	HloModule *m;
-	Literal *args[4];
-	int nargs;
-} Run;
-
-static void run_init(Run *r, const char *text)
-{
-	memset(r, 0, sizeof *r);
-	arena_init(&r->a);
-	diag_init(&r->d);
-	SrcFile f = {"test.hlo", text, strlen(text), 0};
-	r->m = parse_module(&f, &r->d, NULL);
-	if (!r->m || !verify_module(r->m, &r->d, &f))
-		fail_msg("%s\n%s", diag_text(&r->d), text);
-	r->nargs = hlo_comp_param_count(r->m->entry);
-	assert_true(r->nargs <= 4);
-	for (int i = 0; i < r->nargs; i++) {
-		const Shape *s = hlo_comp_param(r->m->entry, i)->shape;
-		r->args[i] = literal_new(&r->a, s);
-		assert_non_null(r->args[i]);
-	}
-}
-
-static Literal *run_go(Run *r, volatile const int *intr)
-{
-	InterpOpts o = {(int64_t)1 << 30, intr};
-	Literal *res =
-		interp_run(r->m, r->args, r->nargs, &r->a, &o, &r->d, NULL);
-	if (!res && !intr)
-		fail_msg("%s", diag_text(&r->d));
-	return res;
-}
-
-static void run_free(Run *r)
-{
-	hlo_module_free(r->m);
-	arena_free(&r->a);
-	diag_free(&r->d);
-}
+#include "testutil.h"
 
 /* dot of lhs s32[2,3,4] and rhs s32[4,2,3] in several layouts: out index
  * (batch, lhs free, rhs free) against a sum over all lhs/rhs index pairs
@@ -97,7 +41,7 @@ static void test_dot_layouts(void **state)
 			literal_set_i64(r.args[0], i, i % 7 - 3);
 			literal_set_i64(r.args[1], i, i % 5 - 2);
 		}
-		Literal *res = run_go(&r, NULL);
+		Literal *res = run_ok(&r);
 		const HloInstr *d = r.m->entry->root;
 		int nlb, nlc;
 		const int64_t *lb = hlo_attr_ints(d, A_LHS_BATCH_DIMS, &nlb);
@@ -193,7 +137,7 @@ static bool conv_case(const ConvCase *c)
 		literal_set_i64(r.args[0], i, x_at(i));
 	for (int i = 0; i < O * I * K; i++)
 		literal_set_i64(r.args[1], i, k_at(i));
-	Literal *res = run_go(&r, NULL);
+	Literal *res = run_ok(&r);
 	int padded[8][4][16] = {{{0}}};
 	for (int b = 0; b < B; b++)
 		for (int f = 0; f < F; f++)
@@ -285,7 +229,7 @@ static void test_fft_round_trips(void **state)
 			literal_set_c(r.args[0], i, i * 0.5 - 1, 3 - i);
 			literal_set_f64(r.args[1], i, (i * 5) % 7 - 3);
 		}
-		Literal *res = run_go(&r, NULL);
+		Literal *res = run_ok(&r);
 		for (int i = 0; i < n; i++) {
 			double re, im, wre, wim;
 			literal_get_c(res->tuple[0], i, &re, &im);
@@ -311,7 +255,6 @@ static void test_fft_round_trips(void **state)
 static void test_interrupted(void **state)
 {
 	(void)state;
-	static const int on = 1;
 	static const char *texts[] = {
 		"HloModule m\nENTRY e {\n  a = f32[256,256] parameter(0)\n"
 		"  b = f32[256,256] parameter(1)\n"
@@ -323,13 +266,8 @@ static void test_interrupted(void **state)
 		"window={size=3x3 pad=1_1x1_1}, "
 		"dim_labels=b01f_01io->b01f\n}\n",
 	};
-	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
-		Run r;
-		run_init(&r, texts[i]);
-		assert_null(run_go(&r, &on));
-		assert_non_null(strstr(diag_text(&r.d), "interrupted"));
-		run_free(&r);
-	}
+	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
+		assert_interrupted(texts[i]);
 }
 
 int main(void)

@@ -6,23 +6,11 @@
  * module (XR_MODEL_SECONDS, default 2), or the memory limit. Any other
  * error fails the test. The table it prints is the figure the issue asks
  * for: which run, how long each took, which opcodes block the rest. */
-/* clang-format off */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-/* clang-format on */
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/time.h>
 #include <time.h>
 
-#include "interp.h"
-#include "parse.h"
-#include "verify.h"
+#include "testutil.h"
 
 #define LIMIT_BYTES ((int64_t)1 << 30)
 #define INPUT_LIMIT ((int64_t)256 << 20) /* random inputs take time to make */
@@ -40,21 +28,6 @@ static double now_ms(void)
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static char *slurp(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long len = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *b = malloc((size_t)len + 1);
-	*n = fread(b, 1, (size_t)len, f);
-	b[*n] = 0;
-	fclose(f);
-	return b;
 }
 
 /* Distinct unsupported opcodes of m, comma-separated into buf. */
@@ -88,14 +61,13 @@ static Outcome run_module(const char *path, double budget_s, char *why,
 	Diag d;
 	diag_init(&d);
 	d.max_warnings = 0;
-	SrcFile f = {path, text, n, 0};
-	HloModule *m = text ? parse_module(&f, &d, NULL) : NULL;
+	HloModule *m = text ? load_verified(path, text, n, &d) : NULL;
 	Outcome r = R_ERROR;
 	Arena a;
 	arena_init(&a);
 	*ms = 0;
 	*peak = 0;
-	if (!m || !verify_module(m, &d, &f)) {
+	if (!m) {
 		snprintf(why, cap, "load: %.200s", diag_text(&d));
 		goto done;
 	}

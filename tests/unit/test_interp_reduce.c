@@ -3,60 +3,7 @@
  * strides, padding, dilations, a non-identity init) against the rules
  * written out here, a stable multi-operand sort against insertion sort,
  * a large variadic argmax, and interruption of long reductions. */
-/* clang-format off */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-/* clang-format on */
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "interp.h"
-#include "parse.h"
-#include "verify.h"
-
-typedef struct Run {
-	Arena a;
-	Diag d;
-	HloModule *m;
-	Literal *args[4];
-	int nargs;
-} Run;
-
-static void run_init(Run *r, const char *text)
-{
-	memset(r, 0, sizeof *r);
-	arena_init(&r->a);
-	diag_init(&r->d);
-	SrcFile f = {"test.hlo", text, strlen(text), 0};
-	r->m = parse_module(&f, &r->d, NULL);
-	if (!r->m || !verify_module(r->m, &r->d, &f))
-		fail_msg("%s\n%s", diag_text(&r->d), text);
-	r->nargs = hlo_comp_param_count(r->m->entry);
-	assert_true(r->nargs <= 4);
-	for (int i = 0; i < r->nargs; i++) {
-		const Shape *s = hlo_comp_param(r->m->entry, i)->shape;
-		r->args[i] = literal_new(&r->a, s);
-		assert_non_null(r->args[i]);
-	}
-}
-
-static Literal *run_go(Run *r, volatile const int *intr)
-{
-	InterpOpts o = {(int64_t)1 << 30, intr};
-	return interp_run(r->m, r->args, r->nargs, &r->a, &o, &r->d, NULL);
-}
-
-static void run_free(Run *r)
-{
-	hlo_module_free(r->m);
-	arena_free(&r->a);
-	diag_free(&r->d);
-}
+#include "testutil.h"
 
 static const char add_s32[] = "add {\n"
 			      "  a = s32[] parameter(0)\n"
@@ -282,7 +229,6 @@ static void test_argmax_large(void **state)
 static void test_interrupted(void **state)
 {
 	(void)state;
-	static const int on = 1;
 	static const char *texts[] = {
 		argmax_text,
 		"HloModule m\nlt {\n  a = f32[] parameter(0)\n"
@@ -299,13 +245,8 @@ static void test_interrupted(void **state)
 		"  ROOT r = f32[512,512] reduce-window(p, z), "
 		"window={size=3x3 pad=1_1x1_1}, to_apply=max\n}\n",
 	};
-	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
-		Run r;
-		run_init(&r, texts[i]);
-		assert_null(run_go(&r, &on));
-		assert_non_null(strstr(diag_text(&r.d), "interrupted"));
-		run_free(&r);
-	}
+	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
+		assert_interrupted(texts[i]);
 }
 
 int main(void)

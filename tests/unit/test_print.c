@@ -2,28 +2,15 @@
  * short form as exact text, elided constants, the fixed point
  * print(parse(print(parse(x)))) == print(parse(x)) over handwritten
  * modules, and clones printing like their originals. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <cmocka.h>
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "parse.h"
 #include "print.h"
-#include "verify.h"
+#include "testutil.h"
 
 static HloModule *load(const char *text)
 {
-	SrcFile f = {"t.hlo", text, strlen(text), 0};
 	Diag d;
 	diag_init(&d);
-	HloModule *m = parse_module(&f, &d, NULL);
-	if (!m || !verify_module(m, &d, &f))
+	HloModule *m = load_verified("t.hlo", text, strlen(text), &d);
+	if (!m)
 		fail_msg("did not load:\n%s\n%s", diag_text(&d), text);
 	diag_free(&d);
 	return m;

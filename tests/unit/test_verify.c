@@ -2,20 +2,7 @@
  * operands, attributes, element types, declared against inferred shapes
  * and called computation signatures. Each test names the rule it breaks
  * and checks the located message. */
-/* cmocka.h needs these first, in this order. */
-/* clang-format off */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-/* clang-format on */
-
-#include <stdio.h>
-#include <string.h>
-
-#include "parse.h"
-#include "verify.h"
+#include "testutil.h"
 
 /* Parses and verifies text; returns "" when it verifies, else the
  * diagnostics. The text must parse. */
@@ -34,12 +21,6 @@ static const char *verify(const char *text)
 	diag_free(&d);
 	hlo_module_free(m);
 	return out;
-}
-
-static void check_error(const char *got, const char *want)
-{
-	if (!strstr(got, want))
-		fail_msg("expected error\n  %s\ngot\n  %s", want, got);
 }
 
 #define MOD(body)   "HloModule t\n\n" body
