@@ -1,0 +1,71 @@
+/* pass.h - compiler passes you can step through: the registry, one pass
+ * per file, named pipelines, and applying a pass safely.
+ *
+ * A pass is `bool pass_<name>(HloModule *m, PassCtx *cx)` returning
+ * "changed". pass_apply runs it on a clone, verifies the result and only
+ * then hands it back, so a pass that breaks the module is rolled back and
+ * reported as an internal error naming the pass. */
+#ifndef XR_PASS_H
+#define XR_PASS_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "hlo.h"
+#include "strbuf.h"
+
+enum { PASS_MAX_RULES = 64 };
+
+/* What a pass reports besides "changed": rules that fired (algsimp),
+ * free-form log lines, and limits it must respect. */
+typedef struct PassCtx {
+	Diag *d;                  /* errors (a pass that fails returns false
+				     and reports here) */
+	StrBuf *log;              /* optional: one line per rewrite */
+	int64_t fold_max_elems;   /* constant-folding size cap (elements) */
+	int nrules;
+	struct {
+		const char *rule; /* static string */
+		int count;
+	} rules[PASS_MAX_RULES];
+} PassCtx;
+
+typedef bool (*PassFn)(HloModule *m, PassCtx *cx);
+
+typedef struct Pass {
+	const char *name;    /* "dce" */
+	const char *summary; /* one line for `passes` */
+	PassFn run;
+} Pass;
+
+const Pass *pass_table(int *n);
+const Pass *pass_find(const char *name);
+/* Counts a rewrite under a rule name (a static string). */
+void pass_note_rule(PassCtx *cx, const char *rule);
+
+/* Kernels as DESIGN.md's stats line counts them: top-level instructions
+ * of the entry computation other than parameter, constant, tuple,
+ * get-tuple-element and bitcast. */
+int hlo_module_kernels(const HloModule *m);
+
+typedef struct PassResult {
+	HloModule *m;    /* the new module (owned by the caller); NULL when
+			    the pass failed or broke the module */
+	bool changed;
+	double ms;       /* time the pass took */
+	int instrs_before, instrs_after;
+	int kernels_before, kernels_after;
+} PassResult;
+
+/* Runs p on a clone of m, then verifies. On success r->m is the new
+ * module (even when nothing changed). On failure r->m is NULL and d says
+ * why ("internal error: pass 'cse' broke the module: ..."). */
+bool pass_apply(const HloModule *m, const Pass *p, PassCtx *cx, PassResult *r);
+
+/* Named pipelines: the pass names in order. NULL when unknown. "default"
+ * is what `pipeline` alone runs. */
+const char *const *pipeline_find(const char *name, int *n);
+/* Names of all pipelines (for `pipeline` errors and completion). */
+const char *const *pipeline_names(int *n);
+
+#endif
