@@ -667,30 +667,30 @@ int64_t interp_estimate_bytes(const HloModule *m)
 	int n = c ? hlo_comp_post_order(c, &order) : -1;
 	if (n < 0)
 		return -1;
-	int *last = calloc((size_t)n + 1, sizeof *last);
+	/* freed[k]: bytes whose last use is at position k */
+	int64_t *freed = calloc((size_t)n + 1, sizeof *freed);
 	int64_t live = 0, peak = 0;
 	for (int k = 0; k < n; k++)
 		order[k]->mark = (unsigned)k;
-	for (int k = 0; last && k < n; k++) {
-		last[k] = order[k] == c->root ? n : k;
+	for (int k = 0; freed && k < n; k++) {
+		int last = order[k] == c->root ? n : k;
 		for (int u = 0; u < order[k]->nusers; u++)
-			if ((int)order[k]->users[u]->mark > last[k])
-				last[k] = (int)order[k]->users[u]->mark;
+			if ((int)order[k]->users[u]->mark > last)
+				last = (int)order[k]->users[u]->mark;
+		int64_t b = shape_bytes(order[k]->shape);
+		freed[last] += b > 0 ? b : 0;
 	}
-	for (int k = 0; last && k < n; k++) {
+	for (int k = 0; freed && k < n; k++) {
 		int64_t b = shape_bytes(order[k]->shape);
 		live += b > 0 ? b : 0;
 		if (live > peak)
 			peak = live;
-		for (int j = 0; j <= k; j++) /* O(n^2) worst case, n is small */
-			if (last[j] == k) {
-				int64_t bj = shape_bytes(order[j]->shape);
-				live -= bj > 0 ? bj : 0;
-			}
+		live -= freed[k];
 	}
-	free(last);
+	bool oom = !freed;
+	free(freed);
 	free(order);
-	return peak;
+	return oom ? -1 : peak;
 }
 
 static Literal *deep_copy_out(Arena *out, const Literal *v)

@@ -1856,11 +1856,6 @@ static bool check_text(P *p)
 	return true;
 }
 
-static void p_free(P *p)
-{
-	(void)p; /* everything lives in the module arena */
-}
-
 static const char *module_name_from(const SrcFile *src)
 {
 	if (!src->name || src->name[0] == '<')
@@ -1916,7 +1911,6 @@ HloModule *parse_module(const SrcFile *src, Diag *d, ParseStatus *st)
 		p.m->name = arena_strdup(&p.m->arena, module_name_from(src));
 	if (ok && src->name)
 		p.m->source_name = arena_strdup(&p.m->arena, src->name);
-	p_free(&p);
 	/* Failing at the end of the text with a bracket still open means it
 	 * may just be unfinished: the REPL reads more lines. */
 	if (!ok && p.err_at_end && src->text &&
