@@ -247,6 +247,14 @@ static const char *skip_string(const char *q, const char *end)
 	return q < end ? q + 1 : NULL;
 }
 
+const char *lex_comment_end(const char *q, const char *end)
+{
+	for (; q + 1 < end; q++) /* bounded: strstr would scan the whole text */
+		if (q[0] == '*' && q[1] == '/')
+			return q;
+	return NULL;
+}
+
 const char *lex_scan_value(const Lexer *lx)
 {
 	const char *q = lx->p, *end = lx->end;
@@ -267,8 +275,8 @@ const char *lex_scan_value(const Lexer *lx)
 				while (q < end && *q != '\n')
 					q++;
 			} else {
-				const char *e = strstr(q + 2, "*/");
-				if (!e || e >= end)
+				const char *e = lex_comment_end(q + 2, end);
+				if (!e)
 					return NULL;
 				q = e + 2;
 			}

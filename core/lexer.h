@@ -44,6 +44,8 @@ bool lex_int(Lexer *lx, int64_t *v);
 bool lex_string(Lexer *lx, const char **s, int *n);
 /* Advances over one char, keeping line counts right. */
 void lex_advance(Lexer *lx);
+/* The "*" of the first "*" "/" pair in [q, end), or NULL. */
+const char *lex_comment_end(const char *q, const char *end);
 /* From the current position, finds the end of a balanced value:
  * stops at ',' or whitespace or an unmatched closer at depth 0. Returns
  * a pointer to the end (does not consume); NULL if a bracket is left open

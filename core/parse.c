@@ -908,8 +908,8 @@ static const char *normalise_raw(P *p, const char *s, const char *end)
 			sb_putn(&b, q, (size_t)(e - q));
 			q = e;
 		} else if (q + 1 < end && q[0] == '/' && q[1] == '*') {
-			const char *e = strstr(q + 2, "*/");
-			q = e && e < end ? e + 2 : end;
+			const char *e = lex_comment_end(q + 2, end);
+			q = e ? e + 2 : end;
 			space = true;
 		} else if (q + 1 < end && q[0] == '/' && q[1] == '/') {
 			while (q < end && *q != '\n')

@@ -1,11 +1,15 @@
-/* session.c - session state, error reporting, and the three ways a module
- * changes: load from text, new, and a typed instruction line.
+/* session.c - session state, error reporting, the history of module
+ * versions, and the ways a module changes: load from text, new, a typed
+ * instruction line (and passes, in commands/history.c).
  *
  * Every change follows one rule: build the new module on the side (a
  * fresh parse or a clone), verify it, and only then swap it in, so a
- * failed command changes nothing. */
+ * failed command changes nothing. Each change is a history step holding
+ * its own snapshot, so `undo` gives back exactly what was there. */
 #include "session.h"
 
+#include <assert.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,10 +70,20 @@ static void clear_inputs(Session *s)
 	s->ninputs = 0;
 }
 
+static void free_steps(Session *s, int from, int to)
+{
+	for (int i = from; i < to; i++)
+		hlo_module_free(s->hist[i].mod);
+}
+
 void repl_session_free(Session *s)
 {
 	hlo_module_free(s->mod);
 	s->mod = NULL;
+	free_steps(s, 0, s->nhist);
+	free(s->hist);
+	s->hist = NULL;
+	s->nhist = s->cap_hist = s->hist_cur = 0;
 	clear_inputs(s);
 	repl_value_clear(&s->result);
 	free(s->last_out);
@@ -94,6 +108,66 @@ void repl_set_module(Session *s, HloModule *m)
 		hlo_module_free(s->mod);
 	s->mod = m;
 	prune_inputs(s);
+}
+
+/* Room for one more step after the current one: the redo tail goes, and
+ * at the cap the oldest step too. Grows the array first, so that running
+ * out of memory changes nothing. */
+static bool make_room(Session *s)
+{
+	int keep = s->nhist ? s->hist_cur + 1 : 0;
+	if (keep < REPL_HISTORY_MAX && keep == s->cap_hist) {
+		int cap = s->cap_hist ? s->cap_hist * 2 : 16;
+		HistStep *h = realloc(s->hist, (size_t)cap * sizeof *h);
+		if (!h)
+			return false;
+		s->hist = h;
+		s->cap_hist = cap;
+	}
+	free_steps(s, keep, s->nhist);
+	s->nhist = keep;
+	if (keep >= REPL_HISTORY_MAX) {
+		free_steps(s, 0, 1);
+		memmove(s->hist, s->hist + 1,
+			(size_t)(keep - 1) * sizeof *s->hist);
+		s->nhist = keep - 1;
+		s->hist_dropped++;
+	}
+	return true;
+}
+
+bool repl_commit_module(Session *s, HloModule *m, const char *label)
+{
+	HloModule *snap = hlo_module_clone(m);
+	if (!snap || !make_room(s)) {
+		hlo_module_free(snap);
+		hlo_module_free(m);
+		return repl_error(s, "out of memory");
+	}
+	HistStep *h = &s->hist[s->nhist];
+	h->mod = snap;
+	snprintf(h->label, sizeof h->label, "%s", label);
+	s->hist_cur = s->nhist++;
+	repl_set_module(s, m);
+	return true;
+}
+
+const HistStep *repl_history_step(const Session *s, int k)
+{
+	int i = k - s->hist_dropped;
+	return i >= 0 && i < s->nhist ? &s->hist[i] : NULL;
+}
+
+bool repl_history_goto(Session *s, int k)
+{
+	const HistStep *h = repl_history_step(s, k);
+	assert(h);
+	HloModule *m = hlo_module_clone(h->mod);
+	if (!m)
+		return repl_error(s, "out of memory");
+	s->hist_cur = k - s->hist_dropped;
+	repl_set_module(s, m);
+	return true;
 }
 
 HloModule *repl_new_module(const char *name)
@@ -266,8 +340,8 @@ static void shift_locs(HloModule *m, int by)
 	}
 }
 
-bool repl_load_text(Session *s, const char *name, const char *text, size_t len,
-		    int line_offset)
+static bool load_text(Session *s, const char *name, const char *text,
+		      size_t len, int line_offset, const char *label)
 {
 	SrcFile src = {name, text, len, line_offset};
 	Diag d;
@@ -282,8 +356,15 @@ bool repl_load_text(Session *s, const char *name, const char *text, size_t len,
 		return false;
 	}
 	shift_locs(m, line_offset);
-	repl_set_module(s, m);
-	return true;
+	return repl_commit_module(s, m, label);
+}
+
+bool repl_load_text(Session *s, const char *name, const char *text, size_t len,
+		    int line_offset)
+{
+	char label[80];
+	snprintf(label, sizeof label, "block %s:%d", name, line_offset + 1);
+	return load_text(s, name, text, len, line_offset, label);
 }
 
 bool repl_read_file(const char *path, char **text, size_t *len)
@@ -329,7 +410,10 @@ bool repl_load_path(Session *s, const char *path)
 	if (!repl_read_file(path, &text, &len))
 		return repl_error(s, "cannot read '%s': %s", path,
 				  strerror(errno));
-	bool ok = repl_load_text(s, path, text, len, 0);
+	char label[80], q[64];
+	snprintf(label, sizeof label, "load %s",
+		 repl_quote(q, sizeof q, path, strlen(path)));
+	bool ok = load_text(s, path, text, len, 0, label);
 	free(text);
 	if (ok)
 		repl_describe_module(s, path);
@@ -350,8 +434,20 @@ static void echo_instr(Session *s, const HloInstr *ins)
 	sb_free(&b);
 }
 
+/* The typed line, blanks trimmed, for `history`. */
+static const char *instr_label(char *buf, size_t cap, const char *text,
+			       size_t len)
+{
+	while (len && isspace((unsigned char)text[len - 1]))
+		len--;
+	while (len && isspace((unsigned char)*text))
+		text++, len--;
+	return repl_quote(buf, cap, text, len);
+}
+
 bool repl_add_instr(Session *s, const char *text, size_t len, int line)
 {
+	char label[80];
 	HloModule *m =
 		s->mod ? hlo_module_clone(s->mod) : repl_new_module("module");
 	if (!m)
@@ -374,7 +470,9 @@ bool repl_add_instr(Session *s, const char *text, size_t len, int line)
 		return false;
 	}
 	shift_instr(ins, src.line_offset);
-	repl_set_module(s, m);
+	if (!repl_commit_module(s, m,
+				instr_label(label, sizeof label, text, len)))
+		return false;
 	if (s->interactive)
 		echo_instr(s, ins);
 	return true;

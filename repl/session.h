@@ -38,10 +38,26 @@ typedef struct Value {
 	char desc[96]; /* where it came from: "random (seed 3)", "x.npy" */
 } Value;
 
+/* One version of the module in the history: a snapshot the session owns
+ * (the current module is always a separate clone of the current step's),
+ * and what made it: "load x.hlo", "new", a typed line, "pass cse". */
+typedef struct HistStep {
+	HloModule *mod;
+	char label[80];
+} HistStep;
+
+/* Steps kept; older ones are dropped (their numbers are not reused). */
+enum { REPL_HISTORY_MAX = 200 };
+
 typedef struct Session {
 	HloModule *mod; /* current module; NULL until load/new/typed line */
-	FILE *out;      /* normal output */
-	FILE *err;      /* errors and diagnostics */
+	/* Module versions: hist[0..nhist), the current one hist[hist_cur].
+	 * Step numbers count from the session's first step, so step k is
+	 * hist[k - hist_dropped]. */
+	HistStep *hist;
+	int nhist, cap_hist, hist_cur, hist_dropped;
+	FILE *out; /* normal output */
+	FILE *err; /* errors and diagnostics */
 	/* Where the current command came from: a script path, "<stdin>" or
 	 * "-e"; NULL interactively (errors then carry no location). */
 	const char *src_name;
@@ -72,6 +88,17 @@ void repl_session_free(Session *s);
  * Inputs whose parameter no longer exists with the same shape are
  * dropped. */
 void repl_set_module(Session *s, HloModule *m);
+/* Makes m the current module (taking ownership) as a new history step
+ * labelled label, dropping the steps that `undo` left for `redo`. On
+ * failure (out of memory) m is freed, an error printed and nothing
+ * changes. */
+bool repl_commit_module(Session *s, HloModule *m, const char *label);
+/* Makes history step k (a number as `history` shows it) current: the
+ * module becomes a clone of its snapshot. False when out of memory. */
+bool repl_history_goto(Session *s, int k);
+/* The step numbered k, or NULL when there is none (never was, or
+ * dropped). */
+const HistStep *repl_history_step(const Session *s, int k);
 /* Replaces v's contents by a copy of lit (NULL clears it). */
 bool repl_value_set(Value *v, const Literal *lit, const char *desc);
 void repl_value_clear(Value *v);

@@ -109,6 +109,18 @@ bool cmd_source(Session *s, const CmdArgs *a);
 bool cmd_expect(Session *s, const CmdArgs *a);
 void cmd_complete_expect(const Session *s, const char *prefix, CmdMatches *out);
 
+/* --- history.c --- */
+bool cmd_passes(Session *s, const CmdArgs *a);
+bool cmd_pass(Session *s, const CmdArgs *a);
+bool cmd_pipeline(Session *s, const CmdArgs *a);
+bool cmd_undo(Session *s, const CmdArgs *a);
+bool cmd_redo(Session *s, const CmdArgs *a);
+bool cmd_history(Session *s, const CmdArgs *a);
+bool cmd_diff(Session *s, const CmdArgs *a);
+void cmd_complete_passes(const Session *s, const char *prefix, CmdMatches *out);
+void cmd_complete_pipelines(const Session *s, const char *prefix,
+			    CmdMatches *out);
+
 /* --- misc.c --- */
 bool cmd_help(Session *s, const CmdArgs *a);
 bool cmd_quit(Session *s, const CmdArgs *a);

@@ -115,7 +115,10 @@ bool cmd_new(Session *s, const CmdArgs *a)
 	HloModule *m = repl_new_module(name);
 	if (!m)
 		return repl_error(s, "out of memory");
-	repl_set_module(s, m);
+	char label[80];
+	snprintf(label, sizeof label, "new %s", name);
+	if (!repl_commit_module(s, m, label))
+		return false;
 	fprintf(s->out, "new module '%s'\n", name);
 	return true;
 }

@@ -86,6 +86,75 @@ static const Command commands[] = {
 	 "Example:\n"
 	 "  stats\n",
 	 "Inspecting", 0, 0, cmd_stats, cmd_complete_none},
+	{"passes", "passes",
+	 "List the compiler passes.",
+	 "One line per pass: its name and what it does. 'pass NAME' applies\n"
+	 "one; 'pipeline' runs a named sequence of them.\n"
+	 "\n"
+	 "Example:\n"
+	 "  passes\n",
+	 "Passes", 0, 0, cmd_passes, cmd_complete_none},
+	{"pass", "pass NAME...",
+	 "Apply passes one at a time, each a history step.",
+	 "Applies the named passes in order. Each one runs on a copy of the\n"
+	 "module that is verified afterwards, and becomes a history step even\n"
+	 "when it changes nothing. Prints one line per pass:\n"
+	 "'pass: name=N changed=yes|no instructions=A->B kernels=C->D\n"
+	 "time_ms=T', then the rewrite rules that fired and how often. An\n"
+	 "unknown name or a failing pass applies none of them.\n"
+	 "\n"
+	 "Example:\n"
+	 "  pass cse dce\n",
+	 "Passes", 1, -1, cmd_pass, cmd_complete_passes},
+	{"pipeline", "pipeline [NAME]",
+	 "Run a named pipeline (default: 'default') step by step.",
+	 "Runs the passes of pipeline NAME as 'pass' would, one history step\n"
+	 "per pass, printing the same line for each.\n"
+	 "\n"
+	 "Example:\n"
+	 "  pipeline\n"
+	 "  undo\n",
+	 "Passes", 0, 1, cmd_pipeline, cmd_complete_pipelines},
+	{"undo", "undo",
+	 "Go back one step in the history.",
+	 "Makes the module what it was one step earlier (exactly: 'save'\n"
+	 "writes the same bytes). 'redo' goes forward again until a new step\n"
+	 "is made.\n"
+	 "\n"
+	 "Example:\n"
+	 "  pass dce\n"
+	 "  undo\n",
+	 "Passes", 0, 0, cmd_undo, cmd_complete_none},
+	{"redo", "redo",
+	 "Go forward one step after 'undo'.",
+	 "Undoes an 'undo'. A command that changes the module after an\n"
+	 "'undo' drops the steps that 'redo' would have gone to.\n"
+	 "\n"
+	 "Example:\n"
+	 "  undo\n"
+	 "  redo\n",
+	 "Passes", 0, 0, cmd_redo, cmd_complete_none},
+	{"history", "history",
+	 "List the module versions and what made each.",
+	 "One line per step: its number, what made it ('load x.hlo', 'new m',\n"
+	 "a typed instruction, 'pass cse'), its instruction and kernel counts;\n"
+	 "'*' marks the current step. The last 200 steps are kept.\n"
+	 "\n"
+	 "Example:\n"
+	 "  history\n",
+	 "Passes", 0, 0, cmd_history, cmd_complete_none},
+	{"diff", "diff [A [B]]",
+	 "Unified diff of the module text between two steps.",
+	 "Compares the printed module of step A with that of step B (numbers\n"
+	 "from 'history') as 'diff -u' would. With no argument compares the\n"
+	 "previous step with the current one; with A alone, A with the\n"
+	 "current one.\n"
+	 "\n"
+	 "Example:\n"
+	 "  pass cse\n"
+	 "  diff\n"
+	 "  diff 0 3\n",
+	 "Passes", 0, 2, cmd_diff, cmd_complete_none},
 	{"input", "input [N SOURCE]",
 	 "Set parameter N: random, zeros, ones, iota, .npy or a literal.",
 	 "Gives entry parameter N the values the next 'run' uses. SOURCE is\n"

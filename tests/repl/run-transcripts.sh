@@ -7,7 +7,8 @@
 # test files as working directory (a scratch copy, so `save` never writes
 # into the source tree). Its stdout and stderr together must equal
 # NAME.expected, whose first line is `# exit N`: the expected exit status.
-# The figures of `timing:` lines are replaced by T before comparing.
+# The figures of `timing:` lines and the time_ms= of `pass:` lines are
+# replaced by T before comparing.
 # XR_UPDATE=1 rewrites the .expected files from the actual output instead.
 set -u
 
@@ -22,7 +23,7 @@ for xr in "$here"/*.xr; do
 	rm -rf "$work/t" && mkdir "$work/t" && cp "$here"/*.xr "$here"/*.hlo "$work/t"/ 2>/dev/null
 	# Timings vary from run to run: their figures become T.
 	actual=$(cd "$work/t" && "$bin" --keep-going "$name.xr" 2>&1 |
-		sed -E 's/(compile_ms|median_us|min_us|gbps|gflops)=[0-9.e+-]+/\1=T/g'
+		sed -E 's/(compile_ms|median_us|min_us|gbps|gflops|time_ms)=[0-9.e+-]+/\1=T/g'
 		echo "# exit ${PIPESTATUS[0]}")
 	# Status first, as in the .expected file.
 	status=${actual##*$'\n'}

@@ -1,0 +1,161 @@
+/* call_inliner.c - inlines `call` instructions.
+ *
+ * Does: for every call (in callee-before-caller order, so nested calls
+ * are flattened completely), copies the callee's instructions other than
+ * its parameters into the caller just before the call, with each
+ * parameter mapped to the call's operand of the same number, replaces
+ * the call by the copy of the callee's root and removes the call.
+ * Copies get names unique in the caller (the callee's names, suffixed
+ * when taken). Callees that nobody calls any more are removed.
+ * Requires: a verified module (no recursion: HLO has none).
+ * Invalidates: computation list, instruction positions and ids. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes.h"
+
+static HloInstr *copy_instr(HloComp *c, const HloInstr *s, HloInstr **map)
+{
+	Arena *a = &c->module->arena;
+	HloInstr **ops = malloc(sizeof *ops * (size_t)(s->nops + 1));
+	if (!ops)
+		return NULL;
+	for (int i = 0; i < s->nops; i++)
+		ops[i] = s->ops[i] ? map[s->ops[i]->id] : NULL;
+	HloInstr *d =
+		hlo_instr_new(c, s->op, shape_clone(a, s->shape),
+			      hlo_comp_unique_name(c, s->name), s->nops, ops);
+	free(ops);
+	if (!d)
+		return NULL;
+	d->async_wrapped = s->async_wrapped;
+	d->param_no = s->param_no;
+	d->loc = s->loc;
+	d->shape_given = s->shape_given;
+	if (s->literal && !(d->literal = literal_clone(a, s->literal)))
+		return NULL;
+	if (s->nattrs) {
+		/* Attribute values are immutable arena data of the same
+		 * module: the array is copied, the values shared. */
+		d->attrs = arena_dup(a, s->attrs,
+				     sizeof *s->attrs * (size_t)s->nattrs);
+		if (!d->attrs)
+			return NULL;
+		d->nattrs = d->cap_attrs = s->nattrs;
+	}
+	return d;
+}
+
+/* Inlines one call; false on out-of-memory. */
+static bool inline_call(HloInstr *call, HloComp *callee, HloInstr **map)
+{
+	HloComp *c = call->parent;
+	HloInstr **po;
+	int n = hlo_comp_post_order(callee, &po);
+	if (n < 0)
+		return false;
+	int first = c->n;
+	bool ok = true;
+	for (int i = 0; i < n && ok; i++) {
+		HloInstr *s = po[i];
+		if (s->op == HLO_PARAMETER) {
+			ok = s->param_no >= 0 && s->param_no < call->nops;
+			if (ok)
+				map[s->id] = call->ops[s->param_no];
+			continue;
+		}
+		ok = (map[s->id] = copy_instr(c, s, map)) != NULL;
+	}
+	free(po);
+	if (!ok)
+		return false;
+	pass_place_before(c, first, call);
+	hlo_replace_all_uses(call, map[callee->root->id]);
+	hlo_instr_remove(call);
+	return true;
+}
+
+static bool is_called(const HloModule *m, const HloComp *callee)
+{
+	for (int i = 0; i < m->ncomps; i++)
+		for (int j = 0; j < m->comps[i]->n; j++) {
+			const HloInstr *ins = m->comps[i]->instrs[j];
+			for (int k = 0; k < hlo_instr_ncalled(ins); k++)
+				if (hlo_instr_called_at(ins, k) == callee)
+					return true;
+		}
+	return false;
+}
+
+/* The calls of c, collected before any is inlined. */
+static int collect_calls(HloComp *c, HloInstr ***out)
+{
+	int k = 0;
+	*out = malloc(sizeof **out * (size_t)(c->n + 1));
+	for (int j = 0; *out && j < c->n; j++) {
+		HloInstr *ins = c->instrs[j];
+		HloComp *callee = hlo_attr_comp(ins, A_TO_APPLY);
+		if (ins->op == HLO_CALL && callee && callee->root)
+			(*out)[k++] = ins;
+	}
+	return *out ? k : -1;
+}
+
+/* map is indexed by instruction id; ids grow as copies are made. */
+static bool grow_map(HloInstr ***map, int *cap, int need)
+{
+	if (need <= *cap)
+		return true;
+	void *v = realloc(*map, sizeof **map * (size_t)need);
+	if (!v)
+		return false;
+	*map = v;
+	*cap = need;
+	return true;
+}
+
+static void remember(HloComp **list, int *n, HloComp *c)
+{
+	for (int q = 0; q < *n; q++)
+		if (list[q] == c)
+			return;
+	list[(*n)++] = c;
+}
+
+bool pass_call_inliner(HloModule *m, PassCtx *cx)
+{
+	HloComp **order;
+	int nc = hlo_module_comp_post_order(m, &order);
+	if (nc < 0)
+		return false;
+	HloComp **inlined = malloc(sizeof *inlined * (size_t)(m->ncomps + 1));
+	HloInstr **map = NULL;
+	int ninl = 0, k = 0, cap = 0;
+	bool failed = !inlined;
+	for (int ci = 0; ci < nc && !failed; ci++) {
+		HloInstr **calls;
+		int ncalls = collect_calls(order[ci], &calls);
+		failed = ncalls < 0;
+		for (int j = 0; j < ncalls && !failed; j++) {
+			HloComp *callee = hlo_attr_comp(calls[j], A_TO_APPLY);
+			failed = !grow_map(&map, &cap, m->next_id + 1) ||
+				 !inline_call(calls[j], callee, map);
+			if (failed)
+				break;
+			pass_note_rule(cx, "inline-call");
+			remember(inlined, &ninl, callee);
+			k++;
+		}
+		free(calls);
+	}
+	for (int q = 0; q < ninl && !failed; q++)
+		if (!is_called(m, inlined[q]) && inlined[q] != m->entry)
+			hlo_module_remove_comp(m, inlined[q]);
+	free(order);
+	free(inlined);
+	free(map);
+	if (failed)
+		diag_error(cx->d, NULL, (SrcLoc){0, 0},
+			   "call-inliner: out of memory");
+	return k > 0;
+}

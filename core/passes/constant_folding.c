@@ -1,0 +1,180 @@
+/* constant_folding.c - evaluates instructions whose operands are all
+ * constants, through the reference interpreter.
+ *
+ * Does: walking each computation operands-first (so chains fold in one
+ * run), an instruction qualifies when all its operands are constants
+ * with known values (not written as {...}), it is not a parameter,
+ * constant, rng, custom-call, while, or anything with side effects
+ * (pass_has_side_effect), its result is one static array of at most
+ * cx->fold_max_elems elements (1 << 16 when 0), and the interpreter
+ * supports it. Leaves of nothing (iota) qualify under the same cap, and
+ * so does a broadcast of a constant. The instruction is copied into a
+ * temporary computation of the module (parameters for its operands), run
+ * there with interp_run_comp, and replaced by a new constant holding
+ * the result; the temporary computation is removed again. An evaluation
+ * that fails leaves the instruction as it was.
+ * Requires: a verified module.
+ * Invalidates: instruction positions; computation list (temporarily). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp.h"
+#include "passes.h"
+
+enum { DEFAULT_CAP = 1 << 16 };
+
+static bool operands_known(const HloInstr *ins)
+{
+	for (int i = 0; i < ins->nops; i++) {
+		const HloInstr *o = ins->ops[i];
+		if (!o || o->op != HLO_CONSTANT || !o->literal ||
+		    o->literal->elided)
+			return false;
+	}
+	return ins->nops > 0 || ins->op == HLO_IOTA;
+}
+
+static bool foldable(const HloInstr *ins, int64_t cap)
+{
+	switch (ins->op) {
+	case HLO_PARAMETER:
+	case HLO_CONSTANT:
+	case HLO_RNG:
+	case HLO_RNG_BIT_GENERATOR:
+	case HLO_RNG_GET_AND_UPDATE_STATE:
+	case HLO_CUSTOM_CALL:
+	case HLO_WHILE:
+	case HLO_BITCAST: /* layout-dependent */
+	case HLO_AFTER_ALL:
+	case HLO_ADD_DEPENDENCY:
+	case HLO_OPT_BARRIER:
+		return false;
+	default:
+		break;
+	}
+	const Shape *s = ins->shape;
+	if (!shape_is_array(s) || shape_is_dynamic(s) || s->type == DT_TOKEN)
+		return false;
+	int64_t n = shape_elements(s);
+	return n >= 0 && n <= cap && interp_supports(ins->op) &&
+	       operands_known(ins) && !pass_has_side_effect(ins);
+}
+
+/* A computation "p0..pk -> copy of ins" in m, for the interpreter. */
+static HloComp *fold_comp(HloModule *m, const HloInstr *ins)
+{
+	Arena *a = &m->arena;
+	HloComp *t = hlo_comp_new(m, hlo_module_unique_comp_name(m, "fold"));
+	if (!t)
+		return NULL;
+	HloInstr **ps = malloc(sizeof *ps * (size_t)(ins->nops + 1));
+	if (!ps)
+		return t;
+	bool ok = true;
+	for (int i = 0; i < ins->nops && ok; i++) {
+		ps[i] = hlo_instr_new(t, HLO_PARAMETER, ins->ops[i]->shape,
+				      NULL, 0, NULL);
+		ok = ps[i] != NULL;
+		if (ok)
+			ps[i]->param_no = i;
+	}
+	HloInstr *r = ok ? hlo_instr_new(t, ins->op, ins->shape, ins->name,
+					 ins->nops, ps)
+			 : NULL;
+	free(ps);
+	if (!r)
+		return t;
+	r->async_wrapped = ins->async_wrapped;
+	if (ins->nattrs) {
+		r->attrs = arena_dup(a, ins->attrs,
+				     sizeof *ins->attrs * (size_t)ins->nattrs);
+		r->nattrs = r->cap_attrs = r->attrs ? ins->nattrs : 0;
+	}
+	t->root = r;
+	return t;
+}
+
+/* The value of ins, in m's arena, or NULL when it cannot be evaluated. */
+static Literal *evaluate(HloModule *m, const HloInstr *ins)
+{
+	HloComp *t = fold_comp(m, ins);
+	if (!t)
+		return NULL;
+	Literal *res = NULL;
+	if (t->root) {
+		Literal **args = malloc(sizeof *args * (size_t)(ins->nops + 1));
+		for (int i = 0; args && i < ins->nops; i++)
+			args[i] = ins->ops[i]->literal;
+		InterpOpts o = {(int64_t)1 << 30, NULL};
+		Diag d;
+		diag_init(&d);
+		if (args)
+			res = interp_run_comp(t, args, ins->nops, &m->arena, &o,
+					      &d, NULL);
+		diag_free(&d);
+		free(args);
+	}
+	hlo_module_remove_comp(m, t);
+	return res;
+}
+
+static bool fold(HloInstr *ins)
+{
+	HloComp *c = ins->parent;
+	HloModule *m = c->module;
+	Literal *v = evaluate(m, ins);
+	if (!v || v->ntuple || v->n != shape_elements(ins->shape))
+		return false;
+	Shape *s = shape_clone(&m->arena, ins->shape);
+	int first = c->n;
+	HloInstr *k =
+		s ? hlo_instr_new(c, HLO_CONSTANT, s,
+				  hlo_comp_unique_name(c, "constant"), 0, NULL)
+		  : NULL;
+	if (!k)
+		return false;
+	v->shape = s;
+	k->literal = v;
+	k->shape_given = true;
+	pass_place_before(c, first, ins);
+	hlo_replace_all_uses(ins, k);
+	pass_detach(ins);
+	return true;
+}
+
+static int fold_comp_instrs(HloComp *c, int64_t cap, PassCtx *cx)
+{
+	HloInstr **po;
+	int n = hlo_comp_post_order(c, &po);
+	if (n < 0)
+		return 0;
+	int k = 0;
+	for (int i = 0; i < n; i++) {
+		if (po[i]->parent != c || !foldable(po[i], cap))
+			continue;
+		HloOpcode op = po[i]->op;
+		if (!fold(po[i]))
+			continue;
+		pass_note_rule(cx, op == HLO_IOTA        ? "fold-iota"
+				   : op == HLO_BROADCAST ? "fold-broadcast"
+							 : "fold");
+		k++;
+	}
+	free(po);
+	pass_compact(c);
+	return k;
+}
+
+bool pass_constant_folding(HloModule *m, PassCtx *cx)
+{
+	int64_t cap = cx->fold_max_elems > 0 ? cx->fold_max_elems : DEFAULT_CAP;
+	int nc = m->ncomps, k = 0;
+	HloComp **comps = malloc(sizeof *comps * (size_t)(nc + 1));
+	if (!comps)
+		return false;
+	memcpy(comps, m->comps, sizeof *comps * (size_t)nc);
+	for (int i = 0; i < nc; i++)
+		k += fold_comp_instrs(comps[i], cap, cx);
+	free(comps);
+	return k > 0;
+}

@@ -1,0 +1,32 @@
+/* passes.h - what the pass files share with the registry (not part of
+ * the public interface, which is pass.h). */
+#ifndef XR_PASSES_H
+#define XR_PASSES_H
+#include <stdbool.h>
+
+#include "pass.h"
+
+bool pass_dce(HloModule *m, PassCtx *cx);
+bool pass_cse(HloModule *m, PassCtx *cx);
+bool pass_tuple_simplifier(HloModule *m, PassCtx *cx);
+bool pass_call_inliner(HloModule *m, PassCtx *cx);
+bool pass_constant_folding(HloModule *m, PassCtx *cx);
+
+/* Moves the instructions c->instrs[first..n) (just appended) to the
+ * program position of `before`, keeping their order, so that printed
+ * text reads definitions before uses. */
+void pass_place_before(HloComp *c, int first, const HloInstr *before);
+
+/* hlo_instr_remove costs O(instructions) each; these remove many in
+ * linear time. pass_detach takes an instruction without users out of its
+ * computation (name map, its operands' user lists: its operands become
+ * NULL) but leaves its slot; pass_compact then drops every detached
+ * slot of c in one sweep. Nothing may walk c in between. */
+void pass_detach(HloInstr *ins);
+void pass_compact(HloComp *c);
+
+/* True when ins, or anything a computation it calls runs, has side
+ * effects (XF_SIDE opcodes; collectives and async pairs count too). */
+bool pass_has_side_effect(const HloInstr *ins);
+
+#endif

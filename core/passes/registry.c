@@ -1,0 +1,250 @@
+/* registry.c - the pass table, named pipelines, kernel counting and
+ * pass_apply: run a pass on a clone, verify, hand back or roll back. */
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "passes.h"
+#include "verify.h"
+
+static const Pass passes[] = {
+	{"call-inliner", "inline call instructions into their callers",
+	 pass_call_inliner},
+	{"constant-folding",
+	 "evaluate instructions whose operands are all constants",
+	 pass_constant_folding},
+	{"cse", "merge identical instructions (common subexpressions)",
+	 pass_cse},
+	{"dce", "remove dead instructions and uncalled computations", pass_dce},
+	{"tuple-simplifier",
+	 "fold get-tuple-element of tuple and tuple of get-tuple-elements",
+	 pass_tuple_simplifier},
+};
+
+enum { NPASSES = sizeof passes / sizeof *passes };
+
+const Pass *pass_table(int *n)
+{
+	*n = NPASSES;
+	return passes;
+}
+
+const Pass *pass_find(const char *name)
+{
+	for (int i = 0; i < NPASSES; i++)
+		if (!strcmp(passes[i].name, name))
+			return &passes[i];
+	return NULL;
+}
+
+void pass_note_rule(PassCtx *cx, const char *rule)
+{
+	for (int i = 0; i < cx->nrules; i++) {
+		if (cx->rules[i].rule == rule ||
+		    !strcmp(cx->rules[i].rule, rule)) {
+			cx->rules[i].count++;
+			return;
+		}
+	}
+	if (cx->nrules == PASS_MAX_RULES)
+		return;
+	cx->rules[cx->nrules].rule = rule;
+	cx->rules[cx->nrules++].count = 1;
+}
+
+/* ---- pipelines ---------------------------------------------------------- */
+
+static const char *const default_pipeline[] = {
+	"call-inliner", "tuple-simplifier", "constant-folding", "cse", "dce",
+};
+
+static const struct {
+	const char *name;
+	const char *const *steps;
+	int n;
+} pipelines[] = {
+	{"default", default_pipeline,
+	 sizeof default_pipeline / sizeof *default_pipeline},
+};
+
+enum { NPIPELINES = sizeof pipelines / sizeof *pipelines };
+
+const char *const *pipeline_find(const char *name, int *n)
+{
+	for (int i = 0; i < NPIPELINES; i++) {
+		if (!strcmp(pipelines[i].name, name)) {
+			*n = pipelines[i].n;
+			return pipelines[i].steps;
+		}
+	}
+	*n = 0;
+	return NULL;
+}
+
+const char *const *pipeline_names(int *n)
+{
+	static const char *const names[NPIPELINES] = {"default"};
+	*n = NPIPELINES;
+	return names;
+}
+
+/* ---- helpers shared by the passes ---------------------------------------- */
+
+void pass_place_before(HloComp *c, int first, const HloInstr *before)
+{
+	int at = -1;
+	for (int i = 0; i < first; i++)
+		if (c->instrs[i] == before)
+			at = i;
+	int k = c->n - first;
+	if (at < 0 || k <= 0)
+		return;
+	HloInstr **tmp = malloc(sizeof *tmp * (size_t)k);
+	if (!tmp)
+		return; /* order is cosmetic: leave them at the end */
+	memcpy(tmp, &c->instrs[first], sizeof *tmp * (size_t)k);
+	memmove(&c->instrs[at + k], &c->instrs[at],
+		sizeof *tmp * (size_t)(first - at));
+	memcpy(&c->instrs[at], tmp, sizeof *tmp * (size_t)k);
+	free(tmp);
+}
+
+void pass_detach(HloInstr *ins)
+{
+	HloComp *c = ins->parent;
+	assert(c && ins->nusers == 0);
+	for (int i = 0; i < ins->nops; i++)
+		hlo_set_operand(ins, i, NULL);
+	namemap_del(&c->names, ins->name);
+	if (c->root == ins)
+		c->root = NULL;
+	ins->parent = NULL;
+}
+
+void pass_compact(HloComp *c)
+{
+	int k = 0;
+	for (int i = 0; i < c->n; i++)
+		if (c->instrs[i]->parent == c)
+			c->instrs[k++] = c->instrs[i];
+	c->n = k;
+}
+
+static bool comp_has_side_effect(const HloComp *c, int depth)
+{
+	for (int i = 0; i < c->n; i++) {
+		const HloInstr *ins = c->instrs[i];
+		unsigned fl = hlo_opcode_flags(ins->op);
+		if (fl & (XF_SIDE | XF_COLL | XF_ASYNC))
+			return true;
+		if (depth < 64)
+			for (int j = 0; j < hlo_instr_ncalled(ins); j++)
+				if (comp_has_side_effect(
+					    hlo_instr_called_at(ins, j),
+					    depth + 1))
+					return true;
+	}
+	return false;
+}
+
+bool pass_has_side_effect(const HloInstr *ins)
+{
+	if (hlo_opcode_flags(ins->op) & (XF_SIDE | XF_COLL | XF_ASYNC))
+		return true;
+	for (int j = 0; j < hlo_instr_ncalled(ins); j++)
+		if (comp_has_side_effect(hlo_instr_called_at(ins, j), 0))
+			return true;
+	return false;
+}
+
+/* ---- kernels and pass_apply --------------------------------------------- */
+
+int hlo_module_kernels(const HloModule *m)
+{
+	const HloComp *c = m->entry;
+	int k = 0;
+	for (int i = 0; c && i < c->n; i++) {
+		switch (c->instrs[i]->op) {
+		case HLO_PARAMETER:
+		case HLO_CONSTANT:
+		case HLO_TUPLE:
+		case HLO_GET_TUPLE_ELEMENT:
+		case HLO_BITCAST:
+			break;
+		default:
+			k++;
+		}
+	}
+	return k;
+}
+
+static double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* The first message of d without its "error: " prefix, one line. */
+static void first_message(Diag *d, char *buf, size_t cap)
+{
+	const char *s = diag_text(d);
+	const char *e = strstr(s, "error: ");
+	if (e)
+		s = e + 7;
+	size_t n = strcspn(s, "\n");
+	snprintf(buf, cap, "%.*s", (int)n, s);
+}
+
+static void report(PassCtx *cx, const char *fmt, const char *name,
+		   const char *msg)
+{
+	if (cx->d)
+		diag_error(cx->d, NULL, (SrcLoc){0, 0}, fmt, name, msg);
+}
+
+bool pass_apply(const HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
+{
+	memset(r, 0, sizeof *r);
+	r->instrs_before = hlo_module_instr_count(m);
+	r->kernels_before = hlo_module_kernels(m);
+	HloModule *c = hlo_module_clone(m);
+	if (!c) {
+		report(cx, "pass '%s': %s", p->name, "out of memory");
+		return false;
+	}
+	/* The pass reports into a Diag of its own so that its errors can be
+	 * wrapped in one "internal error" line. */
+	Diag pd, *saved = cx->d;
+	diag_init(&pd);
+	cx->d = &pd;
+	double t0 = now_ms();
+	bool changed = p->run(c, cx);
+	r->ms = now_ms() - t0;
+	cx->d = saved;
+	char msg[1024];
+	bool ok = true;
+	if (pd.errors) {
+		first_message(&pd, msg, sizeof msg);
+		report(cx, "internal error: pass '%s' failed: %s", p->name,
+		       msg);
+		ok = false;
+	} else if (!verify_module(c, &pd, NULL)) {
+		first_message(&pd, msg, sizeof msg);
+		report(cx, "internal error: pass '%s' broke the module: %s",
+		       p->name, msg);
+		ok = false;
+	}
+	diag_free(&pd);
+	if (!ok) {
+		hlo_module_free(c);
+		return false;
+	}
+	r->m = c;
+	r->changed = changed;
+	r->instrs_after = hlo_module_instr_count(c);
+	r->kernels_after = hlo_module_kernels(c);
+	return true;
+}

@@ -1,0 +1,335 @@
+/* history.c - commands that step through module versions: passes, pass,
+ * pipeline, undo, redo, history, diff.
+ *
+ * A pass runs through pass_apply (on a clone, verified afterwards), and
+ * every application is a history step, even one that changed nothing, so
+ * `history` reads as the list of what was done. A command that applies
+ * several passes runs them all on the side first and commits them only
+ * when every one succeeded: a failing command changes nothing. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "passes/pass.h"
+#include "print.h"
+#include "textdiff.h"
+
+/* constant-folding's cap on the elements of a folded result. */
+enum { FOLD_MAX_ELEMS = 1 << 16, DIFF_CONTEXT = 3 };
+
+/* One pass applied on the side, waiting to be committed. */
+typedef struct Applied {
+	const Pass *pass;
+	PassResult r;
+	PassCtx cx;
+} Applied;
+
+bool cmd_passes(Session *s, const CmdArgs *a)
+{
+	(void)a;
+	int n;
+	const Pass *p = pass_table(&n);
+	for (int i = 0; i < n; i++)
+		fprintf(s->out, "  %-18s %s\n", p[i].name, p[i].summary);
+	return true;
+}
+
+static void list_names(StrBuf *b, const char *const *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		sb_printf(b, "%s%s", i ? ", " : "", v[i]);
+}
+
+static bool unknown_pass(Session *s, const char *name)
+{
+	int n;
+	const Pass *p = pass_table(&n);
+	StrBuf b;
+	sb_init(&b);
+	for (int i = 0; i < n; i++)
+		sb_printf(&b, "%s%s", i ? ", " : "", p[i].name);
+	char q[80];
+	repl_error(s, "unknown pass '%s' (passes: %s)",
+		   repl_quote(q, sizeof q, name, strlen(name)), sb_str(&b));
+	sb_free(&b);
+	return false;
+}
+
+static void free_applied(Applied *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		hlo_module_free(v[i].r.m);
+	free(v);
+}
+
+/* Runs the passes one after another on the side, each on the previous
+ * one's result. False (with the error printed) when one fails. */
+static bool apply_all(Session *s, const Pass **p, int n, Applied *v)
+{
+	const HloModule *m = s->mod;
+	for (int i = 0; i < n; i++) {
+		Diag d;
+		diag_init(&d);
+		v[i].pass = p[i];
+		v[i].cx = (PassCtx){.d = &d, .fold_max_elems = FOLD_MAX_ELEMS};
+		bool ok = pass_apply(m, p[i], &v[i].cx, &v[i].r);
+		v[i].cx.d = NULL;
+		repl_print_diag(s, &d);
+		bool said = d.errors > 0;
+		diag_free(&d);
+		if (!ok || !v[i].r.m) {
+			if (!said)
+				repl_error(s, "pass '%s' failed", p[i]->name);
+			return false;
+		}
+		m = v[i].r.m;
+	}
+	return true;
+}
+
+static void print_applied(Session *s, const Applied *v)
+{
+	const PassResult *r = &v->r;
+	fprintf(s->out,
+		"pass: name=%s changed=%s instructions=%d->%d "
+		"kernels=%d->%d time_ms=%.2f\n",
+		v->pass->name, r->changed ? "yes" : "no", r->instrs_before,
+		r->instrs_after, r->kernels_before, r->kernels_after, r->ms);
+	for (int i = 0; i < v->cx.nrules; i++)
+		fprintf(s->out, "  rule %s fired %d time%s\n",
+			v->cx.rules[i].rule, v->cx.rules[i].count,
+			v->cx.rules[i].count == 1 ? "" : "s");
+}
+
+/* Applies p[0..n) as n history steps labelled "pass NAME" + suffix. */
+static bool run_passes(Session *s, const Pass **p, int n, const char *suffix)
+{
+	if (!repl_need_module(s))
+		return false;
+	Applied *v = calloc((size_t)n + 1, sizeof *v);
+	if (!v)
+		return repl_error(s, "out of memory");
+	if (!apply_all(s, p, n, v)) {
+		free_applied(v, n);
+		return false;
+	}
+	bool ok = true;
+	for (int i = 0; i < n && ok; i++) {
+		char label[80];
+		snprintf(label, sizeof label, "pass %s%s", p[i]->name, suffix);
+		HloModule *m = v[i].r.m;
+		v[i].r.m = NULL;
+		ok = repl_commit_module(s, m, label);
+		if (ok)
+			print_applied(s, &v[i]);
+	}
+	free_applied(v, n);
+	return ok;
+}
+
+bool cmd_pass(Session *s, const CmdArgs *a)
+{
+	const Pass **p = calloc((size_t)a->argc, sizeof *p);
+	if (!p)
+		return repl_error(s, "out of memory");
+	bool ok = true;
+	for (int i = 0; i < a->argc && ok; i++)
+		if (!(p[i] = pass_find(a->argv[i])))
+			ok = unknown_pass(s, a->argv[i]);
+	if (ok)
+		ok = run_passes(s, p, a->argc, "");
+	free(p);
+	return ok;
+}
+
+static bool unknown_pipeline(Session *s, const char *name)
+{
+	int n;
+	const char *const *v = pipeline_names(&n);
+	StrBuf b;
+	sb_init(&b);
+	list_names(&b, v, n);
+	char q[80];
+	repl_error(s, "unknown pipeline '%s' (pipelines: %s)",
+		   repl_quote(q, sizeof q, name, strlen(name)), sb_str(&b));
+	sb_free(&b);
+	return false;
+}
+
+bool cmd_pipeline(Session *s, const CmdArgs *a)
+{
+	const char *name = a->argc ? a->argv[0] : "default";
+	int n;
+	const char *const *names = pipeline_find(name, &n);
+	if (!names)
+		return unknown_pipeline(s, name);
+	const Pass **p = calloc((size_t)n + 1, sizeof *p);
+	if (!p)
+		return repl_error(s, "out of memory");
+	bool ok = true;
+	for (int i = 0; i < n && ok; i++)
+		if (!(p[i] = pass_find(names[i])))
+			ok = repl_error(s,
+					"internal error: pipeline '%s' names "
+					"unknown pass '%s'",
+					name, names[i]);
+	char suffix[64];
+	snprintf(suffix, sizeof suffix, " (pipeline %s)", name);
+	if (ok)
+		ok = run_passes(s, p, n, suffix);
+	free(p);
+	return ok;
+}
+
+void cmd_complete_passes(const Session *s, const char *prefix, CmdMatches *out)
+{
+	(void)s;
+	int n;
+	const Pass *p = pass_table(&n);
+	for (int i = 0; i < n; i++)
+		if (strncmp(p[i].name, prefix, strlen(prefix)) == 0)
+			cmd_matches_add(out, p[i].name);
+}
+
+void cmd_complete_pipelines(const Session *s, const char *prefix,
+			    CmdMatches *out)
+{
+	(void)s;
+	int n;
+	const char *const *v = pipeline_names(&n);
+	for (int i = 0; i < n; i++)
+		if (strncmp(v[i], prefix, strlen(prefix)) == 0)
+			cmd_matches_add(out, v[i]);
+}
+
+/* --- moving through versions --- */
+
+static int current_step(const Session *s)
+{
+	return s->hist_dropped + s->hist_cur;
+}
+
+static void print_step(Session *s, int k, bool marker)
+{
+	const HistStep *h = repl_history_step(s, k);
+	fprintf(s->out, "%c %3d  %-40s instructions=%d kernels=%d\n",
+		marker ? '*' : ' ', k, h->label, hlo_module_instr_count(h->mod),
+		hlo_module_kernels(h->mod));
+}
+
+static bool move_to(Session *s, int k, const char *verb)
+{
+	if (!repl_history_goto(s, k))
+		return false;
+	const HistStep *h = repl_history_step(s, k);
+	fprintf(s->out, "%s: at step %d (%s) instructions=%d kernels=%d\n",
+		verb, k, h->label, hlo_module_instr_count(h->mod),
+		hlo_module_kernels(h->mod));
+	return true;
+}
+
+bool cmd_undo(Session *s, const CmdArgs *a)
+{
+	(void)a;
+	if (s->nhist == 0 || s->hist_cur == 0)
+		return repl_error(s, "nothing to undo%s",
+				  s->hist_dropped ? " (older steps were "
+						    "dropped)"
+						  : "");
+	return move_to(s, current_step(s) - 1, "undo");
+}
+
+bool cmd_redo(Session *s, const CmdArgs *a)
+{
+	(void)a;
+	if (s->hist_cur + 1 >= s->nhist)
+		return repl_error(s, "nothing to redo");
+	return move_to(s, current_step(s) + 1, "redo");
+}
+
+bool cmd_history(Session *s, const CmdArgs *a)
+{
+	(void)a;
+	if (s->nhist == 0) {
+		fprintf(s->out, "no history yet\n");
+		return true;
+	}
+	if (s->hist_dropped)
+		fprintf(s->out,
+			"(steps 0-%d dropped: the history keeps the last %d)\n",
+			s->hist_dropped - 1, REPL_HISTORY_MAX);
+	for (int i = 0; i < s->nhist; i++)
+		print_step(s, s->hist_dropped + i, i == s->hist_cur);
+	return true;
+}
+
+/* A step number as `history` shows it, one that is still kept. */
+static bool parse_step(Session *s, const char *w, int *k)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(w, &end, 10);
+	char q[80];
+	if (!*w || *end || errno || v < 0 || v > 1 << 30)
+		return repl_error(s,
+				  "invalid step '%s' (a number from "
+				  "'history')",
+				  repl_quote(q, sizeof q, w, strlen(w)));
+	*k = (int)v;
+	if (repl_history_step(s, *k))
+		return true;
+	if (s->nhist == 0)
+		return repl_error(s, "no step %d: the history is empty", *k);
+	return repl_error(s, "no step %d (steps are %d-%d)", *k,
+			  s->hist_dropped, s->hist_dropped + s->nhist - 1);
+}
+
+static void print_text(StrBuf *b, const HloModule *m)
+{
+	print_module(b, m, &print_opts_default);
+}
+
+static bool diff_steps(Session *s, int ka, int kb)
+{
+	const HistStep *ha = repl_history_step(s, ka);
+	const HistStep *hb = repl_history_step(s, kb);
+	StrBuf ta, tb, out;
+	sb_init(&ta);
+	sb_init(&tb);
+	sb_init(&out);
+	print_text(&ta, ha->mod);
+	print_text(&tb, hb->mod);
+	char na[128], nb[128];
+	snprintf(na, sizeof na, "step %d: %s", ka, ha->label);
+	snprintf(nb, sizeof nb, "step %d: %s", kb, hb->label);
+	int n = textdiff_unified(&out, na, sb_str(&ta), ta.len, nb, sb_str(&tb),
+				 tb.len, DIFF_CONTEXT);
+	bool ok = !ta.oom && !tb.oom && !out.oom;
+	if (!ok)
+		repl_error(s, "out of memory");
+	else if (n == 0)
+		fprintf(s->out, "no differences between step %d and step %d\n",
+			ka, kb);
+	else
+		fwrite(sb_str(&out), 1, out.len, s->out);
+	sb_free(&ta);
+	sb_free(&tb);
+	sb_free(&out);
+	return ok;
+}
+
+bool cmd_diff(Session *s, const CmdArgs *a)
+{
+	if (!repl_need_module(s))
+		return false;
+	int cur = current_step(s), ka = cur - 1, kb = cur;
+	if (a->argc == 0 && !repl_history_step(s, ka))
+		return repl_error(s, "no previous step to compare with (try "
+				     "'diff A B')");
+	if (a->argc >= 1 && !parse_step(s, a->argv[0], &ka))
+		return false;
+	if (a->argc == 2 && !parse_step(s, a->argv[1], &kb))
+		return false;
+	return diff_steps(s, ka, kb);
+}

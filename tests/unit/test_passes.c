@@ -1,0 +1,847 @@
+/* test_passes.c - the pass registry, pass_apply's rollback, each
+ * simplification pass on small modules (what must and must not change),
+ * and the default pipeline over the corpus: every step succeeds and
+ * verifies, and on the real program dumps the interpreter gives the same
+ * numbers before and after. */
+#include <signal.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include "compare.h"
+#include "passes/pass.h"
+#include "print.h"
+#include "testutil.h"
+
+#define ENTRY(body) "HloModule t\n\nENTRY e {\n" body "}\n"
+
+static HloModule *load(const char *text)
+{
+	Diag d;
+	diag_init(&d);
+	HloModule *m = load_verified("t.hlo", text, strlen(text), &d);
+	if (!m)
+		fail_msg("%s\n%s", diag_text(&d), text);
+	diag_free(&d);
+	return m;
+}
+
+/* Applies pass `name` (which must succeed), frees m, returns the result. */
+static HloModule *apply_cap(HloModule *m, const char *name, bool *changed,
+			    int64_t cap)
+{
+	const Pass *p = pass_find(name);
+	assert_non_null(p);
+	Diag d;
+	diag_init(&d);
+	PassCtx cx = {0};
+	cx.d = &d;
+	cx.fold_max_elems = cap;
+	PassResult r;
+	if (!pass_apply(m, p, &cx, &r))
+		fail_msg("pass %s: %s", name, diag_text(&d));
+	assert_int_equal(r.instrs_before, hlo_module_instr_count(m));
+	assert_int_equal(r.instrs_after, hlo_module_instr_count(r.m));
+	if (changed)
+		*changed = r.changed;
+	diag_free(&d);
+	hlo_module_free(m);
+	return r.m;
+}
+
+static HloModule *apply(HloModule *m, const char *name, bool *changed)
+{
+	return apply_cap(m, name, changed, 0);
+}
+
+/* Instructions of opcode op in the entry computation. */
+static int count_op(const HloModule *m, HloOpcode op)
+{
+	int k = 0;
+	for (int i = 0; i < m->entry->n; i++)
+		k += m->entry->instrs[i]->op == op;
+	return k;
+}
+
+static int count_op_all(const HloModule *m, HloOpcode op)
+{
+	int k = 0;
+	for (int c = 0; c < m->ncomps; c++)
+		for (int i = 0; i < m->comps[c]->n; i++)
+			k += m->comps[c]->instrs[i]->op == op;
+	return k;
+}
+
+/* Entry computation, short form. */
+static char *entry_text(const HloModule *m)
+{
+	StrBuf b;
+	sb_init(&b);
+	PrintOpts o = print_opts_default;
+	o.short_form = true;
+	print_comp(&b, m->entry, &o);
+	return sb_take(&b);
+}
+
+static void assert_entry(const HloModule *m, const char *want)
+{
+	char *got = entry_text(m);
+	if (strcmp(got, want))
+		fail_msg("expected\n%s\ngot\n%s", want, got);
+	free(got);
+}
+
+/* Runs m's entry on fixed pseudo-random inputs (in a). */
+static Literal *run_random(const HloModule *m, Arena *a)
+{
+	int np = hlo_comp_param_count(m->entry);
+	Literal *args[8];
+	assert_true(np <= 8);
+	for (int i = 0; i < np; i++) {
+		args[i] = literal_new(a, hlo_comp_param(m->entry, i)->shape);
+		literal_fill_pseudo_random(args[i], 7 + (uint64_t)i);
+	}
+	Diag d;
+	diag_init(&d);
+	InterpOpts o = {(int64_t)1 << 30, NULL};
+	Literal *r = interp_run(m, args, np, a, &o, &d, NULL);
+	if (!r)
+		fail_msg("%s", diag_text(&d));
+	diag_free(&d);
+	return r;
+}
+
+/* ---- registry ----------------------------------------------------------- */
+
+static void test_registry(void **state)
+{
+	(void)state;
+	int n, np;
+	const Pass *t = pass_table(&n);
+	assert_true(n >= 5);
+	for (int i = 0; i < n; i++) {
+		assert_ptr_equal(pass_find(t[i].name), &t[i]);
+		assert_non_null(t[i].summary);
+	}
+	assert_null(pass_find("no-such-pass"));
+	const char *const *steps = pipeline_find("default", &np);
+	assert_non_null(steps);
+	assert_int_equal(np, 5);
+	for (int i = 0; i < np; i++)
+		assert_non_null(pass_find(steps[i]));
+	assert_null(pipeline_find("nope", &np));
+	const char *const *names = pipeline_names(&n);
+	assert_true(n >= 1);
+	assert_string_equal(names[0], "default");
+	PassCtx cx = {0};
+	pass_note_rule(&cx, "x");
+	pass_note_rule(&cx, "y");
+	pass_note_rule(&cx, "x");
+	assert_int_equal(cx.nrules, 2);
+	assert_int_equal(cx.rules[0].count, 2);
+}
+
+static void test_kernels(void **state)
+{
+	(void)state;
+	HloModule *m = load(
+		ENTRY("  p = f32[4] parameter(0)\n"
+		      "  c = f32[4] constant({1, 2, 3, 4})\n"
+		      "  a = f32[4] add(p, c)\n"
+		      "  b = f32[4] bitcast(a)\n"
+		      "  e = f32[4] exponential(b)\n"
+		      "  t = (f32[4], f32[4]) tuple(a, e)\n"
+		      "  ROOT g = f32[4] get-tuple-element(t), index=1\n"));
+	assert_int_equal(hlo_module_kernels(m), 2);
+	hlo_module_free(m);
+}
+
+/* ---- rollback ----------------------------------------------------------- */
+
+/* A broken pass: gives the first add a wrong shape. */
+static bool corrupt(HloModule *m, PassCtx *cx)
+{
+	(void)cx;
+	HloComp *c = m->entry;
+	for (int i = 0; i < c->n; i++)
+		if (c->instrs[i]->op == HLO_ADD)
+			c->instrs[i]->shape = shape_scalar(&m->arena, DT_S32);
+	return true;
+}
+
+static bool failing(HloModule *m, PassCtx *cx)
+{
+	(void)m;
+	diag_error(cx->d, NULL, (SrcLoc){0, 0}, "cannot do it");
+	return false;
+}
+
+static void test_rollback(void **state)
+{
+	(void)state;
+	const char *text = ENTRY("  p = f32[4] parameter(0)\n"
+				 "  ROOT a = f32[4] add(p, p)\n");
+	HloModule *m = load(text);
+	StrBuf before, after;
+	sb_init(&before);
+	sb_init(&after);
+	print_module(&before, m, &print_opts_default);
+	Pass bad = {"corrupt", "breaks the module", corrupt};
+	Diag d;
+	diag_init(&d);
+	PassCtx cx = {0};
+	cx.d = &d;
+	PassResult r;
+	assert_false(pass_apply(m, &bad, &cx, &r));
+	assert_null(r.m);
+	check_error(diag_text(&d),
+		    "internal error: pass 'corrupt' broke the module: ");
+	check_error(diag_text(&d), "'a'");
+	print_module(&after, m, &print_opts_default);
+	assert_string_equal(sb_str(&before), sb_str(&after));
+	diag_clear(&d);
+	Pass fails = {"fails", "reports an error", failing};
+	assert_false(pass_apply(m, &fails, &cx, &r));
+	assert_null(r.m);
+	check_error(diag_text(&d), "internal error: pass 'fails' failed: "
+				   "cannot do it");
+	diag_free(&d);
+	sb_free(&before);
+	sb_free(&after);
+	hlo_module_free(m);
+}
+
+/* ---- cse ---------------------------------------------------------------- */
+
+static void test_cse_commutative(void **state)
+{
+	(void)state;
+	HloModule *m = load(ENTRY("  p = f32[4] parameter(0)\n"
+				  "  q = f32[4] parameter(1)\n"
+				  "  a = f32[4] add(p, q)\n"
+				  "  b = f32[4] add(q, p)\n"
+				  "  s = f32[4] subtract(p, q)\n"
+				  "  r = f32[4] subtract(q, p)\n"
+				  "  ROOT t = (f32[4], f32[4], f32[4], f32[4]) "
+				  "tuple(a, b, s, r)\n"));
+	bool ch;
+	m = apply(m, "cse", &ch);
+	assert_true(ch);
+	assert_entry(m,
+		     "ENTRY e (p: f32[4], q: f32[4]) -> (f32[4], f32[4], "
+		     "f32[4], f32[4]) {\n"
+		     "  p = f32[4]{0} parameter(0)\n"
+		     "  q = f32[4]{0} parameter(1)\n"
+		     "  a = f32[4]{0} add(p, q)\n"
+		     "  s = f32[4]{0} subtract(p, q)\n"
+		     "  r = f32[4]{0} subtract(q, p)\n"
+		     "  ROOT t = (f32[4]{0}, f32[4]{0}, f32[4]{0}, f32[4]{0}) "
+		     "tuple(a, a, s, r)\n"
+		     "}\n");
+	m = apply(m, "cse", &ch);
+	assert_false(ch);
+	hlo_module_free(m);
+}
+
+static void test_cse_chains_and_constants(void **state)
+{
+	(void)state;
+	/* Merging the first level makes the second level identical. */
+	HloModule *m = load(ENTRY(
+		"  p = f32[4] parameter(0)\n"
+		"  c1 = f32[] constant(2)\n"
+		"  c2 = f32[] constant(2)\n"
+		"  c3 = f32[] constant(3)\n"
+		"  b1 = f32[4] broadcast(c1), dimensions={}\n"
+		"  b2 = f32[4] broadcast(c2), dimensions={}\n"
+		"  b3 = f32[4] broadcast(c3), dimensions={}\n"
+		"  m1 = f32[4] multiply(p, b1)\n"
+		"  m2 = f32[4] multiply(b2, p)\n"
+		"  m3 = f32[4] multiply(p, b3)\n"
+		"  e1 = f32[4] exponential(m1)\n"
+		"  e2 = f32[4] exponential(m2)\n"
+		"  ROOT t = (f32[4], f32[4], f32[4]) tuple(e1, e2, m3)\n"));
+	m = apply(m, "cse", NULL);
+	assert_int_equal(count_op(m, HLO_CONSTANT), 2);
+	assert_int_equal(count_op(m, HLO_BROADCAST), 2);
+	assert_int_equal(count_op(m, HLO_MULTIPLY), 2);
+	assert_int_equal(count_op(m, HLO_EXP), 1);
+	hlo_module_free(m);
+}
+
+static void test_cse_keeps_distinct(void **state)
+{
+	(void)state;
+	/* Side effects, parameters, different attributes, different
+	 * shapes/layouts and elided constants are never merged. */
+	HloModule *m = load(ENTRY(
+		"  p = f32[2,3] parameter(0)\n"
+		"  q = f32[2,3] parameter(1)\n"
+		"  k1 = f32[2,3] custom-call(p), custom_call_target=\"foo\"\n"
+		"  k2 = f32[2,3] custom-call(p), custom_call_target=\"foo\"\n"
+		"  r1 = f32[2] reduce(p, z), dimensions={1}, to_apply=add\n"
+		"  z = f32[] constant(0)\n"
+		"  r2 = f32[3] reduce(p, z), dimensions={0}, to_apply=add\n"
+		"  c1 = f32[2,3]{1,0} copy(p)\n"
+		"  c2 = f32[2,3]{0,1} copy(p)\n"
+		"  e1 = f32[100] constant({...})\n"
+		"  e2 = f32[100] constant({...})\n"
+		"  ROOT t = (f32[2,3], f32[2,3], f32[2], f32[3], f32[2,3], "
+		"f32[2,3], f32[2,3], f32[2,3], f32[100], f32[100]) "
+		"tuple(k1, k2, r1, r2, c1, c2, p, q, e1, e2)\n"
+		"}\n"
+		"add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+		"  ROOT s = f32[] add(a, b)\n"));
+	bool ch;
+	int before = hlo_module_instr_count(m);
+	m = apply(m, "cse", &ch);
+	assert_false(ch);
+	assert_int_equal(hlo_module_instr_count(m), before);
+	hlo_module_free(m);
+}
+
+/* Calls of a computation with a side effect are neither merged nor
+ * removed; calls of a pure one are both. */
+static void test_side_effect_through_calls(void **state)
+{
+	(void)state;
+	HloModule *m =
+		load("HloModule t\n\n"
+		     "noisy {\n  a = f32[] parameter(0)\n"
+		     "  k = f32[] custom-call(a), custom_call_target=\"log\"\n"
+		     "  ROOT n = f32[] negate(a)\n}\n"
+		     "pure {\n  a = f32[] parameter(0)\n  ROOT n = f32[] "
+		     "negate(a)\n}\n"
+		     "ENTRY e {\n  p = f32[] parameter(0)\n"
+		     "  n1 = f32[] call(p), to_apply=noisy\n"
+		     "  n2 = f32[] call(p), to_apply=noisy\n"
+		     "  n3 = f32[] call(p), to_apply=noisy\n"
+		     "  q1 = f32[] call(p), to_apply=pure\n"
+		     "  q2 = f32[] call(p), to_apply=pure\n"
+		     "  q3 = f32[] call(p), to_apply=pure\n"
+		     "  ROOT t = (f32[], f32[], f32[], f32[]) tuple(n1, n2, "
+		     "q1, q2)\n"
+		     "}\n");
+	m = apply(m, "dce", NULL);
+	assert_int_equal(count_op(m, HLO_CALL), 5);
+	assert_non_null(hlo_comp_find(m->entry, "n3"));
+	assert_null(hlo_comp_find(m->entry, "q3"));
+	m = apply(m, "cse", NULL);
+	assert_int_equal(count_op(m, HLO_CALL), 4);
+	assert_non_null(hlo_comp_find(m->entry, "n2"));
+	assert_null(hlo_comp_find(m->entry, "q2"));
+	hlo_module_free(m);
+}
+
+/* ---- dce ---------------------------------------------------------------- */
+
+static void test_dce(void **state)
+{
+	(void)state;
+	HloModule *m = load(
+		"HloModule t\n\n"
+		"unused {\n  a = f32[] parameter(0)\n  ROOT n = f32[] "
+		"negate(a)\n}\n"
+		"used {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+		"  dead = f32[] multiply(a, b)\n  ROOT s = f32[] add(a, b)\n}\n"
+		"ENTRY e {\n"
+		"  p = f32[4] parameter(0)\n"
+		"  unusedp = f32[4] parameter(1)\n"
+		"  d1 = f32[4] negate(p)\n"
+		"  d2 = f32[4] exponential(d1)\n"
+		"  k = f32[4] custom-call(p), custom_call_target=\"print\"\n"
+		"  z = f32[] constant(0)\n"
+		"  ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=used\n"
+		"}\n");
+	bool ch;
+	m = apply(m, "dce", &ch);
+	assert_true(ch);
+	assert_null(hlo_module_find_comp(m, "unused"));
+	HloComp *used = hlo_module_find_comp(m, "used");
+	assert_non_null(used);
+	assert_null(hlo_comp_find(used, "dead"));
+	assert_int_equal(used->n, 3);
+	assert_non_null(hlo_comp_find(m->entry, "k"));
+	assert_non_null(hlo_comp_find(m->entry, "unusedp"));
+	assert_null(hlo_comp_find(m->entry, "d1"));
+	assert_null(hlo_comp_find(m->entry, "d2"));
+	assert_int_equal(m->entry->n, 5);
+	m = apply(m, "dce", &ch);
+	assert_false(ch);
+	hlo_module_free(m);
+}
+
+/* ---- tuple-simplifier --------------------------------------------------- */
+
+static void test_tuple_simplifier(void **state)
+{
+	(void)state;
+	HloModule *m = load(ENTRY("  p = f32[4] parameter(0)\n"
+				  "  q = s32[] parameter(1)\n"
+				  "  t = (f32[4], s32[]) tuple(p, q)\n"
+				  "  g = s32[] get-tuple-element(t), index=1\n"
+				  "  ROOT n = s32[] negate(g)\n"));
+	bool ch;
+	m = apply(m, "tuple-simplifier", &ch);
+	assert_true(ch);
+	assert_ptr_equal(m->entry->root->ops[0], hlo_comp_find(m->entry, "q"));
+	assert_null(hlo_comp_find(m->entry, "g"));
+	hlo_module_free(m);
+
+	/* Rebuilding the whole tuple in order is the tuple itself. */
+	m = load(ENTRY("  p = (f32[4], s32[]) parameter(0)\n"
+		       "  a = f32[4] get-tuple-element(p), index=0\n"
+		       "  b = s32[] get-tuple-element(p), index=1\n"
+		       "  ROOT t = (f32[4], s32[]) tuple(a, b)\n"));
+	m = apply(m, "tuple-simplifier", &ch);
+	assert_true(ch);
+	assert_ptr_equal(m->entry->root, hlo_comp_find(m->entry, "p"));
+	m = apply(m, "dce", NULL);
+	assert_int_equal(m->entry->n, 1);
+	hlo_module_free(m);
+
+	/* Swapped, partial or mixed tuples stay. */
+	m = load(ENTRY("  p = (f32[4], f32[4], f32[4]) parameter(0)\n"
+		       "  q = (f32[4], f32[4]) parameter(1)\n"
+		       "  a = f32[4] get-tuple-element(p), index=0\n"
+		       "  b = f32[4] get-tuple-element(p), index=1\n"
+		       "  c = f32[4] get-tuple-element(q), index=1\n"
+		       "  t1 = (f32[4], f32[4]) tuple(b, a)\n"
+		       "  t2 = (f32[4], f32[4]) tuple(a, b)\n"
+		       "  t3 = (f32[4], f32[4]) tuple(a, c)\n"
+		       "  ROOT r = ((f32[4], f32[4]), (f32[4], f32[4]), "
+		       "(f32[4], f32[4])) tuple(t1, t2, t3)\n"));
+	m = apply(m, "tuple-simplifier", &ch);
+	assert_false(ch);
+	hlo_module_free(m);
+}
+
+/* ---- call-inliner ------------------------------------------------------- */
+
+static const char nested_calls[] =
+	"HloModule t\n\n"
+	"inner {\n  a = f32[4] parameter(0)\n  b = f32[4] parameter(1)\n"
+	"  s = f32[4] subtract(a, b)\n  ROOT m = f32[4] multiply(s, a)\n}\n"
+	"outer {\n  x = f32[4] parameter(0)\n  w = f32[4] parameter(1)\n"
+	"  y = f32[4] call(x, w), to_apply=inner\n"
+	"  s = f32[4] exponential(y)\n"
+	"  ROOT z = f32[4] call(s, x), to_apply=inner\n}\n"
+	"ENTRY e {\n  p = f32[4] parameter(0)\n  q = f32[4] parameter(1)\n"
+	"  s = f32[4] add(p, q)\n"
+	"  c = f32[4] call(s, q), to_apply=outer\n"
+	"  ROOT r = f32[4] negate(c)\n}\n";
+
+static void test_call_inliner(void **state)
+{
+	(void)state;
+	HloModule *m = load(nested_calls);
+	Arena a;
+	arena_init(&a);
+	Literal *want = run_random(m, &a);
+	bool ch;
+	m = apply(m, "call-inliner", &ch);
+	assert_true(ch);
+	assert_int_equal(m->ncomps, 1);
+	assert_int_equal(count_op_all(m, HLO_CALL), 0);
+	assert_int_equal(count_op(m, HLO_MULTIPLY), 2);
+	assert_int_equal(count_op(m, HLO_SUBTRACT), 2);
+	/* names stay unique: two copies of inner's s next to the entry's s */
+	assert_non_null(hlo_comp_find(m->entry, "s"));
+	assert_non_null(hlo_comp_find(m->entry, "s.1"));
+	/* definitions before uses in program order */
+	for (int i = 0; i < m->entry->n; i++)
+		for (int j = 0; j < m->entry->instrs[i]->nops; j++) {
+			const HloInstr *o = m->entry->instrs[i]->ops[j];
+			int k = 0;
+			while (m->entry->instrs[k] != o)
+				k++;
+			assert_true(k < i);
+		}
+	Literal *got = run_random(m, &a);
+	assert_true(literal_equal(got, want));
+	m = apply(m, "call-inliner", &ch);
+	assert_false(ch);
+	arena_free(&a);
+	hlo_module_free(m);
+}
+
+/* ---- constant-folding --------------------------------------------------- */
+
+static void test_constant_folding(void **state)
+{
+	(void)state;
+	HloModule *m = load(ENTRY("  a = f32[] constant(1.5)\n"
+				  "  b = f32[] constant(2)\n"
+				  "  s = f32[] add(a, b)\n"
+				  "  p = f32[] parameter(0)\n"
+				  "  n = f32[] negate(s)\n"
+				  "  ROOT r = f32[] multiply(n, p)\n"));
+	bool ch;
+	m = apply(m, "constant-folding", &ch);
+	assert_true(ch);
+	m = apply(m, "dce", NULL);
+	assert_entry(m, "ENTRY e (p: f32[]) -> f32[] {\n"
+			"  p = f32[] parameter(0)\n"
+			"  constant.1 = f32[] constant(-3.5)\n"
+			"  ROOT r = f32[] multiply(constant.1, p)\n"
+			"}\n");
+	m = apply(m, "constant-folding", &ch);
+	assert_false(ch);
+	hlo_module_free(m);
+}
+
+static void test_constant_folding_cap(void **state)
+{
+	(void)state;
+	const char *text = ENTRY("  c = s32[] constant(7)\n"
+				 "  b = s32[100] broadcast(c), dimensions={}\n"
+				 "  i = s32[100] iota(), iota_dimension=0\n"
+				 "  p = s32[100] parameter(0)\n"
+				 "  x = s32[100] add(b, i)\n"
+				 "  ROOT r = s32[100] add(x, p)\n");
+	bool ch;
+	HloModule *m = apply_cap(load(text), "constant-folding", &ch, 99);
+	assert_false(ch);
+	assert_int_equal(count_op(m, HLO_BROADCAST), 1);
+	hlo_module_free(m);
+	m = apply_cap(load(text), "constant-folding", &ch, 100);
+	assert_true(ch);
+	m = apply(m, "dce", NULL);
+	assert_int_equal(count_op(m, HLO_BROADCAST), 0);
+	assert_int_equal(count_op(m, HLO_IOTA), 0);
+	assert_int_equal(count_op(m, HLO_ADD), 1);
+	const HloInstr *k = m->entry->root->ops[0];
+	assert_int_equal(k->op, HLO_CONSTANT);
+	assert_int_equal(literal_get_i64(k->literal, 0), 7);
+	assert_int_equal(literal_get_i64(k->literal, 99), 106);
+	hlo_module_free(m);
+}
+
+static void test_constant_folding_keeps(void **state)
+{
+	(void)state;
+	/* rng, custom-call, elided constants and reductions through a
+	 * reducer are handled; only the last may fold. */
+	HloModule *m = load(
+		"HloModule t\n\n"
+		"add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+		"  ROOT s = f32[] add(a, b)\n}\n"
+		"ENTRY e {\n"
+		"  lo = f32[] constant(0)\n  hi = f32[] constant(1)\n"
+		"  r = f32[3] rng(lo, hi), distribution=rng_uniform\n"
+		"  k = f32[3] custom-call(lo), custom_call_target=\"f\"\n"
+		"  e = f32[3] constant({...})\n"
+		"  n = f32[3] negate(e)\n"
+		"  v = f32[3] constant({1, 2, 3})\n"
+		"  s = f32[] reduce(v, lo), dimensions={0}, to_apply=add\n"
+		"  ROOT t = (f32[3], f32[3], f32[3], f32[]) tuple(r, k, n, s)\n"
+		"}\n");
+	bool ch;
+	m = apply(m, "constant-folding", &ch);
+	assert_true(ch);
+	assert_int_equal(count_op(m, HLO_RNG), 1);
+	assert_int_equal(count_op(m, HLO_CUSTOM_CALL), 1);
+	assert_int_equal(count_op(m, HLO_NEGATE), 1);
+	assert_int_equal(count_op(m, HLO_REDUCE), 0);
+	const HloInstr *s = m->entry->root->ops[3];
+	assert_int_equal(s->op, HLO_CONSTANT);
+	assert_true(literal_get_f64(s->literal, 0) == 6.0);
+	assert_int_equal(m->ncomps, 2); /* the temporary is gone */
+	hlo_module_free(m);
+}
+
+static void test_default_pipeline(void **state)
+{
+	(void)state;
+	HloModule *m = load(nested_calls);
+	Arena a;
+	arena_init(&a);
+	Literal *want = run_random(m, &a);
+	int n;
+	const char *const *steps = pipeline_find("default", &n);
+	for (int i = 0; i < n; i++)
+		m = apply(m, steps[i], NULL);
+	assert_int_equal(hlo_module_kernels(m), 7);
+	assert_true(literal_equal(run_random(m, &a), want));
+	arena_free(&a);
+	hlo_module_free(m);
+}
+
+/* ---- the corpus ----------------------------------------------------------- */
+
+/* A dump gets the numeric check when its entry inputs take at most
+ * 16 MB (XR_PASSES_INPUT_MB) and the original runs within 0.5 s
+ * (XR_PASSES_SECONDS). In an unoptimised build 64 MB and 1 s add one
+ * more module for about ten more seconds of interpreting. */
+static int64_t input_limit(void)
+{
+	const char *e = getenv("XR_PASSES_INPUT_MB");
+	return (int64_t)((e ? atof(e) : 16) * 1048576);
+}
+
+static double run_budget(void)
+{
+	const char *e = getenv("XR_PASSES_SECONDS");
+	return e ? atof(e) : 0.5;
+}
+
+static volatile int stop_flag;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static void arm(double s)
+{
+	stop_flag = 0;
+	struct itimerval tv = {{0, 0}, {(long)s, (long)((s - (long)s) * 1e6)}};
+	setitimer(ITIMER_REAL, &tv, NULL);
+}
+
+static void disarm(void)
+{
+	struct itimerval off = {{0, 0}, {0, 0}};
+	setitimer(ITIMER_REAL, &off, NULL);
+}
+
+typedef struct Totals {
+	int modules, loaded, changed[8], numeric, numeric_skipped;
+	int failures;
+	double pass_ms[8], interp_ms, total_ms;
+} Totals;
+
+/* Entry inputs for m (pseudo-random), or -1 when they are too big. */
+static int make_inputs(const HloModule *m, Arena *a, Literal ***out)
+{
+	int np = hlo_comp_param_count(m->entry);
+	int64_t bytes = 0;
+	for (int i = 0; i < np; i++) {
+		int64_t b = shape_bytes(hlo_comp_param(m->entry, i)->shape);
+		bytes = b < 0 || bytes < 0 ? -1 : bytes + b;
+	}
+	if (bytes < 0 || bytes > input_limit())
+		return -1;
+	Literal **args = arena_alloc(a, sizeof *args * (size_t)(np + 1));
+	for (int i = 0; i < np; i++) {
+		args[i] = literal_new(a, hlo_comp_param(m->entry, i)->shape);
+		if (!args[i])
+			return -1;
+		literal_fill_pseudo_random(args[i], 1000 + (uint64_t)i);
+	}
+	*out = args;
+	return np;
+}
+
+/* The entry's result within budget seconds, or NULL. */
+static double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static Literal *run_timed(const HloModule *m, Literal **args, int np, Arena *a,
+			  double budget, char *why, size_t cap, Totals *tt)
+{
+	double t0 = now_ms();
+	Diag d;
+	diag_init(&d);
+	InterpOpts o = {(int64_t)1 << 30, &stop_flag};
+	arm(budget);
+	Literal *r = interp_run(m, args, np, a, &o, &d, NULL);
+	disarm();
+	if (!r)
+		snprintf(why, cap, "%.200s", diag_text(&d));
+	diag_free(&d);
+	tt->interp_ms += now_ms() - t0;
+	return r;
+}
+
+/* Under ASan the interpreter runs and the reloads (strstr over the
+ * whole text for each comment in the lexer) take minutes: skipped. */
+static bool sanitized(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+	return true;
+#else
+	return false;
+#endif
+#else
+	return false;
+#endif
+}
+
+/* What `save` writes for m parses, verifies and prints the same again. */
+static bool reloads(const HloModule *m, const char *file)
+{
+	StrBuf b, b2;
+	sb_init(&b);
+	sb_init(&b2);
+	print_module(&b, m, &print_opts_default);
+	Diag d;
+	diag_init(&d);
+	HloModule *m2 = load_verified(file, sb_str(&b), b.len, &d);
+	if (m2)
+		print_module(&b2, m2, &print_opts_default);
+	bool ok = m2 && !strcmp(sb_str(&b), sb_str(&b2));
+	if (!ok)
+		print_error("%s\n", diag_text(&d));
+	hlo_module_free(m2);
+	diag_free(&d);
+	sb_free(&b);
+	sb_free(&b2);
+	return ok;
+}
+
+/* The default pipeline over one module, step by step; on a dump, the
+ * interpreter's result before and after must agree. */
+static void corpus_one(const char *path, const char *file, bool dump,
+		       Totals *tt)
+{
+	size_t n;
+	char *text = slurp(path, &n);
+	Diag d;
+	diag_init(&d);
+	d.max_warnings = 0;
+	HloModule *m = text ? load_verified(file, text, n, &d) : NULL;
+	free(text);
+	tt->modules++;
+	if (!m) {
+		diag_free(&d);
+		return; /* test_corpus.c owns which modules must load */
+	}
+	tt->loaded++;
+	Arena a;
+	arena_init(&a);
+	Literal **args = NULL, *want = NULL;
+	char why[256] = "";
+	int np = -1;
+	if (dump && !sanitized() && (np = make_inputs(m, &a, &args)) >= 0)
+		want = run_timed(m, args, np, &a, run_budget(), why, sizeof why,
+				 tt);
+	if (getenv("XR_PASSES_VERBOSE"))
+		print_message("%s %s %.60s\n", file, want ? "ran" : "skip",
+			      why);
+	int nsteps;
+	const char *const *steps = pipeline_find("default", &nsteps);
+	HloModule *cur = hlo_module_clone(m);
+	bool any = false;
+	for (int i = 0; i < nsteps && cur; i++) {
+		PassCtx cx = {0};
+		cx.d = &d;
+		PassResult r;
+		if (!pass_apply(cur, pass_find(steps[i]), &cx, &r)) {
+			print_error("%s: %s: %s\n", file, steps[i],
+				    diag_text(&d));
+			tt->failures++;
+			break;
+		}
+		tt->changed[i] += r.changed;
+		any |= r.changed;
+		tt->pass_ms[i] += r.ms;
+		hlo_module_free(cur);
+		cur = r.m; /* verified by pass_apply */
+	}
+	if (cur && any && !sanitized() && !reloads(cur, file)) {
+		print_error("%s: the pipeline's result does not load back\n",
+			    file);
+		tt->failures++;
+	}
+	if (want && cur) {
+		Literal *got =
+			run_timed(cur, args, np, &a, 10.0, why, sizeof why, tt);
+		CompareResult cr;
+		if (got)
+			literal_compare(got, want,
+					compare_default_tol(want->shape), &cr);
+		if (!got || !cr.ok) {
+			print_error(
+				"%s: default pipeline changed the result: %s "
+				"max_abs_err=%g\n",
+				file, got ? "" : why,
+				got ? cr.max_abs_err : 0.0);
+			tt->failures++;
+		}
+		tt->numeric++;
+	} else if (dump) {
+		tt->numeric_skipped++;
+	}
+	hlo_module_free(cur);
+	hlo_module_free(m);
+	arena_free(&a);
+	diag_free(&d);
+}
+
+static void test_corpus_pipeline(void **state)
+{
+	(void)state;
+	char index[4096];
+	snprintf(index, sizeof index, "%s/INDEX.tsv", XR_CORPUS_DIR);
+	FILE *f = fopen(index, "r");
+	if (!f)
+		skip();
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_alarm;
+	sigaction(SIGALRM, &sa, NULL);
+	Totals tt = {0};
+	double t0 = now_ms();
+	char line[1 << 16];
+	if (!fgets(line, sizeof line, f))
+		line[0] = 0;
+	while (fgets(line, sizeof line, f)) {
+		char *cols[17] = {0}, *s = line;
+		for (int i = 0; i < 17 && s; i++) {
+			cols[i] = s;
+			s = strchr(s, '\t');
+			if (s)
+				*s++ = 0;
+		}
+		if (!cols[15])
+			continue;
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s", XR_CORPUS_DIR, cols[0]);
+		corpus_one(path, cols[0], !strcmp(cols[15], "dump"), &tt);
+	}
+	fclose(f);
+	int nsteps;
+	const char *const *steps = pipeline_find("default", &nsteps);
+	print_message(
+		"corpus: %d modules, %d loaded, numeric checks %d "
+		"(skipped %d dumps); %.0f ms, %.0f ms of it interpreting\n",
+		tt.modules, tt.loaded, tt.numeric, tt.numeric_skipped,
+		now_ms() - t0, tt.interp_ms);
+	for (int i = 0; i < nsteps; i++)
+		print_message("  %-18s changed %3d modules  %8.1f ms\n",
+			      steps[i], tt.changed[i], tt.pass_ms[i]);
+	assert_true(tt.modules >= 396);
+	assert_int_equal(tt.failures, 0);
+	if (!sanitized())
+		assert_true(tt.numeric > 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_kernels),
+		cmocka_unit_test(test_rollback),
+		cmocka_unit_test(test_cse_commutative),
+		cmocka_unit_test(test_cse_chains_and_constants),
+		cmocka_unit_test(test_cse_keeps_distinct),
+		cmocka_unit_test(test_side_effect_through_calls),
+		cmocka_unit_test(test_dce),
+		cmocka_unit_test(test_tuple_simplifier),
+		cmocka_unit_test(test_call_inliner),
+		cmocka_unit_test(test_constant_folding),
+		cmocka_unit_test(test_constant_folding_cap),
+		cmocka_unit_test(test_constant_folding_keeps),
+		cmocka_unit_test(test_default_pipeline),
+		cmocka_unit_test(test_corpus_pipeline),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,215 @@
+/* test_repl_history.c - the session's history of module versions is
+ * exact: over corpus modules, running the default pipeline and then
+ * undoing every step gives back byte for byte the text `save` wrote
+ * before (and redoing gives back every later version); a new step after
+ * undo drops the redo tail; the history is capped.
+ *
+ * Drives a Session directly through cmd_execute, as a script would. */
+/* clang-format off */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "passes/pass.h"
+#include "print.h"
+#include "session.h"
+
+enum { NMODULES = 20, MAX_BYTES = 200000 };
+
+static FILE *devnull;
+
+/* What `save` would write. */
+static char *saved_text(const Session *s)
+{
+	StrBuf b;
+	sb_init(&b);
+	print_module(&b, s->mod, &print_opts_default);
+	assert_false(b.oom);
+	return sb_take(&b);
+}
+
+static void session(Session *s)
+{
+	repl_session_init(s, devnull, devnull);
+	s->src_name = "test";
+}
+
+static void check_text(Session *s, const char *want, const char *path,
+		       const char *what, int k)
+{
+	char *t = saved_text(s);
+	if (strcmp(t, want) != 0)
+		fail_msg("%s: %s to step %d is not exact", path, what, k);
+	free(t);
+}
+
+/* Applies the default pipeline's passes one command at a time (keeping
+ * what `save` would write after each), then walks the whole history
+ * back and forth checking each version's text; then runs `pipeline`
+ * as one command and undoes it. */
+static int changed_modules; /* where the pipeline changed the text */
+
+/* False when the module does not load here (not this test's concern). */
+static bool check_module(const char *path)
+{
+	Session s;
+	session(&s);
+	if (!repl_load_path(&s, path)) {
+		repl_session_free(&s);
+		return false;
+	}
+	int np;
+	const char *const *names = pipeline_find("default", &np);
+	assert_non_null(names);
+	char **text = calloc((size_t)np + 1, sizeof *text);
+	text[0] = saved_text(&s);
+	for (int k = 1; k <= np; k++) {
+		char cmd[128];
+		snprintf(cmd, sizeof cmd, "pass %s", names[k - 1]);
+		if (!cmd_execute(&s, cmd))
+			fail_msg("%s failed on %s", cmd, path);
+		text[k] = saved_text(&s);
+	}
+	for (int k = np - 1; k >= 0; k--) {
+		assert_true(cmd_execute(&s, "undo"));
+		check_text(&s, text[k], path, "undo", k);
+	}
+	assert_false(cmd_execute(&s, "undo"));
+	for (int k = 1; k <= np; k++) {
+		assert_true(cmd_execute(&s, "redo"));
+		check_text(&s, text[k], path, "redo", k);
+	}
+	assert_false(cmd_execute(&s, "redo"));
+	if (!cmd_execute(&s, "pipeline"))
+		fail_msg("pipeline failed on %s", path);
+	assert_int_equal(s.nhist, 2 * np + 1);
+	for (int k = 0; k < np; k++)
+		assert_true(cmd_execute(&s, "undo"));
+	check_text(&s, text[np], path, "undo", np);
+	changed_modules += strcmp(text[0], text[np]) != 0;
+	for (int k = 0; k <= np; k++)
+		free(text[k]);
+	free(text);
+	repl_session_free(&s);
+	return true;
+}
+
+/* Corpus files from INDEX.tsv: small ones, spread over the index. */
+static void corpus_undo_all_is_exact(void **state)
+{
+	(void)state;
+	char index[4096];
+	snprintf(index, sizeof index, "%s/INDEX.tsv", XR_CORPUS_DIR);
+	FILE *f = fopen(index, "r");
+	if (!f)
+		skip();
+	char line[8192];
+	int seen = 0, done = 0;
+	while (done < NMODULES && fgets(line, sizeof line, f)) {
+		if (seen++ == 0 || seen % 7 != 0)
+			continue; /* the header; then every 7th file */
+		char *tab = strchr(line, '\t');
+		if (!tab)
+			continue;
+		*tab = 0;
+		char path[8192 + 4096];
+		snprintf(path, sizeof path, "%s/%s", XR_CORPUS_DIR, line);
+		FILE *h = fopen(path, "rb");
+		if (!h)
+			continue;
+		fseek(h, 0, SEEK_END);
+		long size = ftell(h);
+		fclose(h);
+		if (size > MAX_BYTES)
+			continue;
+		done += check_module(path);
+	}
+	fclose(f);
+	assert_int_equal(done, NMODULES);
+	print_message("%d of %d modules changed\n", changed_modules, done);
+	assert_true(changed_modules > 0);
+}
+
+static void new_step_after_undo_drops_redo(void **state)
+{
+	(void)state;
+	Session s;
+	session(&s);
+	assert_true(cmd_execute(&s, "new m"));
+	assert_true(repl_add_instr(&s, "p = f32[2] parameter(0)", 23, 1));
+	assert_true(repl_add_instr(&s, "a = negate(p)", 13, 2));
+	assert_int_equal(s.nhist, 3);
+	assert_true(cmd_execute(&s, "undo"));
+	assert_true(cmd_execute(&s, "undo"));
+	assert_int_equal(s.hist_cur, 0);
+	assert_true(repl_add_instr(&s, "q = f32[3] parameter(0)", 23, 3));
+	assert_int_equal(s.nhist, 2);
+	assert_false(cmd_execute(&s, "redo"));
+	assert_string_equal(repl_history_step(&s, 1)->label,
+			    "q = f32[3] parameter(0)");
+	assert_non_null(repl_find_instr(s.mod, "q"));
+	assert_null(repl_find_instr(s.mod, "p"));
+	repl_session_free(&s);
+}
+
+/* A failing command adds no step. */
+static void failures_leave_history_alone(void **state)
+{
+	(void)state;
+	Session s;
+	session(&s);
+	assert_true(cmd_execute(&s, "new m"));
+	assert_true(repl_add_instr(&s, "p = f32[2] parameter(0)", 23, 1));
+	assert_false(cmd_execute(&s, "pass dce no-such-pass"));
+	assert_false(cmd_execute(&s, "pipeline no-such-pipeline"));
+	assert_false(repl_add_instr(&s, "a = negate(zz)", 14, 2));
+	assert_false(cmd_execute(&s, "load /no/such/file.hlo"));
+	assert_int_equal(s.nhist, 2);
+	assert_int_equal(s.hist_cur, 1);
+	repl_session_free(&s);
+}
+
+static void history_is_capped(void **state)
+{
+	(void)state;
+	Session s;
+	session(&s);
+	assert_true(cmd_execute(&s, "new m"));
+	assert_true(repl_add_instr(&s, "p = f32[2] parameter(0)", 23, 1));
+	for (int i = 0; i < REPL_HISTORY_MAX + 50; i++)
+		assert_true(cmd_execute(&s, "pass dce"));
+	/* 2 + 250 steps made, the first 52 dropped. */
+	assert_int_equal(s.nhist, REPL_HISTORY_MAX);
+	assert_int_equal(s.hist_dropped, 52);
+	assert_null(repl_history_step(&s, 51));
+	assert_non_null(repl_history_step(&s, 52));
+	for (int i = 0; i < REPL_HISTORY_MAX - 1; i++)
+		assert_true(cmd_execute(&s, "undo"));
+	assert_false(cmd_execute(&s, "undo"));
+	assert_false(cmd_execute(&s, "diff 3"));
+	assert_true(cmd_execute(&s, "history"));
+	repl_session_free(&s);
+}
+
+int main(void)
+{
+	devnull = fopen("/dev/null", "w");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(corpus_undo_all_is_exact),
+		cmocka_unit_test(new_step_after_undo_drops_redo),
+		cmocka_unit_test(failures_leave_history_alone),
+		cmocka_unit_test(history_is_capped),
+	};
+	int r = cmocka_run_group_tests(tests, NULL, NULL);
+	fclose(devnull);
+	return r;
+}
