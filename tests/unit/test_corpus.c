@@ -100,9 +100,7 @@ done:
 static void test_corpus(void **state)
 {
 	(void)state;
-	char index[4096];
-	snprintf(index, sizeof index, "%s/INDEX.tsv", XR_CORPUS_DIR);
-	FILE *f = fopen(index, "r");
+	FILE *f = corpus_index_open();
 	if (!f) {
 		print_message("corpus not found at %s\n", XR_CORPUS_DIR);
 		skip();

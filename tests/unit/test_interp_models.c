@@ -127,15 +127,10 @@ done:
 static void test_models(void **state)
 {
 	(void)state;
-	char index[4096];
-	snprintf(index, sizeof index, "%s/INDEX.tsv", XR_CORPUS_DIR);
-	FILE *f = fopen(index, "r");
+	FILE *f = corpus_index_open();
 	if (!f)
 		skip();
-	struct sigaction sa; /* sigaction: signal() may be one-shot (SysV) */
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_alarm;
-	sigaction(SIGALRM, &sa, NULL);
+	alarm_install(on_alarm);
 	const char *env = getenv("XR_MODEL_SECONDS");
 	double budget = env ? atof(env) : 1.0;
 	char line[1 << 16];

@@ -779,15 +779,10 @@ static void corpus_one(const char *path, const char *file, bool dump,
 static void test_corpus_pipeline(void **state)
 {
 	(void)state;
-	char index[4096];
-	snprintf(index, sizeof index, "%s/INDEX.tsv", XR_CORPUS_DIR);
-	FILE *f = fopen(index, "r");
+	FILE *f = corpus_index_open();
 	if (!f)
 		skip();
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_alarm;
-	sigaction(SIGALRM, &sa, NULL);
+	alarm_install(on_alarm);
 	Totals tt = {0};
 	double t0 = now_ms();
 	char line[1 << 16];

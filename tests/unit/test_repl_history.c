@@ -5,13 +5,7 @@
  * undo drops the redo tail; the history is capped.
  *
  * Drives a Session directly through cmd_execute, as a script would. */
-/* clang-format off */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-/* clang-format on */
+#include "testutil.h" /* first: it includes cmocka.h after its needs */
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -107,9 +101,7 @@ static bool check_module(const char *path)
 static void corpus_undo_all_is_exact(void **state)
 {
 	(void)state;
-	char index[4096];
-	snprintf(index, sizeof index, "%s/INDEX.tsv", XR_CORPUS_DIR);
-	FILE *f = fopen(index, "r");
+	FILE *f = corpus_index_open();
 	if (!f)
 		skip();
 	char line[8192];

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,25 @@
 #include "interp.h"
 #include "parse.h"
 #include "verify.h"
+
+/* The corpus index (XR_CORPUS_DIR/INDEX.tsv) opened for reading; NULL
+ * when the corpus is absent (the caller then skips). */
+static inline FILE *corpus_index_open(void)
+{
+	char index[4096];
+	snprintf(index, sizeof index, "%s/INDEX.tsv", XR_CORPUS_DIR);
+	return fopen(index, "r");
+}
+
+/* SIGALRM calls handler on every delivery: sigaction, because signal()
+ * may be one-shot (System V semantics under _POSIX_C_SOURCE). */
+static inline void alarm_install(void (*handler)(int))
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = handler;
+	sigaction(SIGALRM, &sa, NULL);
+}
 
 /* The whole file, NUL-terminated, its length in *n; NULL when it cannot
  * be opened. The caller frees it. */
