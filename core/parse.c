@@ -1246,12 +1246,12 @@ static HloInstr **oplist_ops(OpList *l)
  * has not; -1: not that simple (tuples, dynamic dims): parse it. */
 static int fast_same_shape(const char *s, const char *e, const Shape *sh)
 {
-	const char *q = s;
-	while (q < e && *q != '[')
-		q++;
-	if (q >= e || sh->type == DT_TUPLE || sh->dyn ||
-	    dtype_parse(s, (int)(q - s)) != sh->type)
+	const char *q = s, *tn = dtype_name(sh->type);
+	size_t tl = strlen(tn);
+	if (sh->type == DT_TUPLE || sh->dyn || (size_t)(e - s) <= tl ||
+	    memcmp(s, tn, tl) || s[tl] != '[')
 		return -1;
+	q = s + tl;
 	q++;
 	for (int i = 0; i < sh->rank; i++) {
 		int64_t v = 0;
@@ -1323,10 +1323,12 @@ static HloInstr *make_instr(P *p, HloComp *c, HloOpcode op, Shape *sh,
 	const char *nm = name;
 	if (!nm)
 		nm = hlo_comp_unique_name(c, hlo_opcode_name(op));
-	if (hlo_comp_find(c, nm))
+	/* hlo_instr_new refuses a name in use; ask why only when it fails
+	 * (one hash lookup per instruction instead of two) */
+	HloInstr *ins = hlo_instr_new(c, op, sh, nm, l->n, oplist_ops(l));
+	if (!ins && hlo_comp_find(c, nm))
 		return err_at(p, loc, "instruction '%s' is defined twice in '%s'",
 			      nm, c->name), NULL;
-	HloInstr *ins = hlo_instr_new(c, op, sh, nm, l->n, oplist_ops(l));
 	if (!ins)
 		return err_at(p, loc, "out of memory"), NULL;
 	ins->loc = loc;
