@@ -197,6 +197,25 @@ int hlo_module_instr_count(const HloModule *m)
 	return n;
 }
 
+int hlo_module_kernels(const HloModule *m)
+{
+	const HloComp *c = m->entry;
+	int k = 0;
+	for (int i = 0; c && i < c->n; i++) {
+		switch (c->instrs[i]->op) {
+		case HLO_PARAMETER:
+		case HLO_CONSTANT:
+		case HLO_TUPLE:
+		case HLO_GET_TUPLE_ELEMENT:
+		case HLO_BITCAST:
+			break;
+		default:
+			k++;
+		}
+	}
+	return k;
+}
+
 /* ---- instructions ------------------------------------------------------ */
 
 static bool add_user(HloInstr *op, HloInstr *user)

@@ -197,6 +197,10 @@ void hlo_module_set_entry(HloModule *m, HloComp *c);
 void hlo_module_remove_comp(HloModule *m, HloComp *c);
 /* Counts over all computations (inlined bodies counted separately). */
 int hlo_module_instr_count(const HloModule *m);
+/* Kernels as DESIGN.md's stats line counts them: top-level instructions
+ * of the entry computation other than parameter, constant, tuple,
+ * get-tuple-element and bitcast (what a backend would launch). */
+int hlo_module_kernels(const HloModule *m);
 
 /* --- instructions --- */
 /* Appends a new instruction to c. name must be unique in c (NULL: a

@@ -43,11 +43,6 @@ const Pass *pass_find(const char *name);
 /* Counts a rewrite under a rule name (a static string). */
 void pass_note_rule(PassCtx *cx, const char *rule);
 
-/* Kernels as DESIGN.md's stats line counts them: top-level instructions
- * of the entry computation other than parameter, constant, tuple,
- * get-tuple-element and bitcast. */
-int hlo_module_kernels(const HloModule *m);
-
 typedef struct PassResult {
 	HloModule *m;    /* the new module (owned by the caller); NULL when
 			    the pass failed or broke the module */

@@ -161,25 +161,6 @@ bool pass_has_side_effect(const HloInstr *ins)
 
 /* ---- kernels and pass_apply --------------------------------------------- */
 
-int hlo_module_kernels(const HloModule *m)
-{
-	const HloComp *c = m->entry;
-	int k = 0;
-	for (int i = 0; c && i < c->n; i++) {
-		switch (c->instrs[i]->op) {
-		case HLO_PARAMETER:
-		case HLO_CONSTANT:
-		case HLO_TUPLE:
-		case HLO_GET_TUPLE_ELEMENT:
-		case HLO_BITCAST:
-			break;
-		default:
-			k++;
-		}
-	}
-	return k;
-}
-
 static double now_ms(void)
 {
 	struct timespec t;

@@ -215,35 +215,12 @@ bool cmd_info(Session *s, const CmdArgs *a)
 
 /* --- stats --- */
 
-/* What a backend would launch as a kernel of its own. */
-static bool is_kernel(const HloInstr *ins)
-{
-	switch (ins->op) {
-	case HLO_PARAMETER:
-	case HLO_CONSTANT:
-	case HLO_TUPLE:
-	case HLO_GET_TUPLE_ELEMENT:
-	case HLO_BITCAST:
-		return false;
-	default:
-		return true;
-	}
-}
-
 static int count_fusions(const HloModule *m)
 {
 	int n = 0;
 	for (int i = 0; i < m->ncomps; i++)
 		for (int j = 0; j < m->comps[i]->n; j++)
 			n += m->comps[i]->instrs[j]->op == HLO_FUSION;
-	return n;
-}
-
-static int count_kernels(const HloComp *c)
-{
-	int n = 0;
-	for (int i = 0; c && i < c->n; i++)
-		n += is_kernel(c->instrs[i]);
 	return n;
 }
 
@@ -259,7 +236,7 @@ void cmd_module_stats(const HloModule *m, int out[NSTATS])
 	out[STAT_INSTRUCTIONS] = hlo_module_instr_count(m);
 	out[STAT_COMPUTATIONS] = m->ncomps;
 	out[STAT_FUSIONS] = count_fusions(m);
-	out[STAT_KERNELS] = count_kernels(m->entry);
+	out[STAT_KERNELS] = hlo_module_kernels(m);
 }
 
 bool cmd_stats(Session *s, const CmdArgs *a)
