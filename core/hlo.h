@@ -146,7 +146,9 @@ struct HloInstr {
 	int64_t param_no;  /* parameter */
 	HloComp *parent;
 	SrcLoc loc;        /* where it was written; 0 if made by a pass */
-	unsigned mark;     /* scratch for graph walks (see hlo_new_mark) */
+	unsigned mark;     /* scratch for graph walks (see hlo_new_mark); any
+			      walk may leave any value: clear a computation's
+			      marks before relying on generations */
 	bool shape_given;  /* shape was written in the text */
 	bool nested;       /* written as an unnamed operand: add(parameter(0)) */
 };

@@ -784,6 +784,8 @@ static void check_cycles(V *v, HloModule *m, HloComp *c)
 {
 	if (!m || c->n == 0)
 		return;
+	for (int i = 0; i < c->n; i++) /* marks may hold other walks' data */
+		c->instrs[i]->mark = 0;
 	unsigned grey = hlo_new_mark(m), black = hlo_new_mark(m);
 	HloInstr **stack = malloc(sizeof *stack * (size_t)c->n);
 	int *next = malloc(sizeof *next * (size_t)c->n);

@@ -147,6 +147,21 @@ static HloInstr *lookup_or_add(Table *t, char *key, uint64_t h, HloInstr *ins)
 	return NULL;
 }
 
+/* Post order can meet the later of two equal instructions first. The one
+ * kept then takes the program position of the one dropped when that is
+ * earlier, so every use still follows its definition in the printed text.
+ * Safe: both have the same operands, all defined before either. */
+static void keep_first(HloComp *c, HloInstr *kept, HloInstr *dropped)
+{
+	unsigned pk = kept->mark, pd = dropped->mark;
+	if (pd >= pk)
+		return;
+	c->instrs[pd] = kept;
+	c->instrs[pk] = dropped;
+	kept->mark = pd;
+	dropped->mark = pk;
+}
+
 static int cse_comp(HloComp *c)
 {
 	HloInstr **po;
@@ -157,6 +172,8 @@ static int cse_comp(HloComp *c)
 	StrBuf b;
 	sb_init(&b);
 	int merged = 0;
+	for (int i = 0; i < c->n; i++) /* program positions, for keep_first */
+		c->instrs[i]->mark = (unsigned)i;
 	for (int i = 0; i < n; i++) {
 		HloInstr *ins = po[i];
 		if (!mergeable(ins))
@@ -173,6 +190,7 @@ static int cse_comp(HloComp *c)
 		HloInstr *same = key ? lookup_or_add(&t, key, h, ins) : NULL;
 		if (!same)
 			continue;
+		keep_first(c, same, ins);
 		hlo_replace_all_uses(ins, same);
 		pass_detach(ins);
 		merged++;
