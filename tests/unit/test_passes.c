@@ -242,6 +242,31 @@ static void test_cse_commutative(void **state)
 	hlo_module_free(m);
 }
 
+/* Post order meets the later duplicate (x2, operand of the root) first;
+ * the one kept must take the earlier position so that axpy, written
+ * between them, still follows its operand. */
+static void test_cse_keeps_definitions_first(void **state)
+{
+	(void)state;
+	HloModule *m = load(ENTRY("  a = f32[4] parameter(0)\n"
+				  "  x = f32[4] parameter(1)\n"
+				  "  ax = f32[4] multiply(a, x)\n"
+				  "  axpy = f32[4] add(ax, x)\n"
+				  "  ax2 = f32[4] multiply(x, a)\n"
+				  "  ROOT out = f32[4] add(ax2, axpy)\n"));
+	bool ch;
+	m = apply(m, "cse", &ch);
+	assert_true(ch);
+	assert_entry(m, "ENTRY e (a: f32[4], x: f32[4]) -> f32[4] {\n"
+			"  a = f32[4]{0} parameter(0)\n"
+			"  x = f32[4]{0} parameter(1)\n"
+			"  ax2 = f32[4]{0} multiply(x, a)\n"
+			"  axpy = f32[4]{0} add(ax2, x)\n"
+			"  ROOT out = f32[4]{0} add(ax2, axpy)\n"
+			"}\n");
+	hlo_module_free(m);
+}
+
 static void test_cse_chains_and_constants(void **state)
 {
 	(void)state;
@@ -826,6 +851,7 @@ int main(void)
 		cmocka_unit_test(test_kernels),
 		cmocka_unit_test(test_rollback),
 		cmocka_unit_test(test_cse_commutative),
+		cmocka_unit_test(test_cse_keeps_definitions_first),
 		cmocka_unit_test(test_cse_chains_and_constants),
 		cmocka_unit_test(test_cse_keeps_distinct),
 		cmocka_unit_test(test_side_effect_through_calls),
