@@ -120,17 +120,7 @@ static bool same_dims(const Shape *a, const Shape *b)
 /* Same element types and dims, tuples elementwise, layouts ignored. */
 static bool compat(const Shape *a, const Shape *b)
 {
-	if (a->type != b->type)
-		return false;
-	if (a->type == DT_TUPLE) {
-		if (a->ntuple != b->ntuple)
-			return false;
-		for (int i = 0; i < a->ntuple; i++)
-			if (!compat(a->tuple[i], b->tuple[i]))
-				return false;
-		return true;
-	}
-	return same_dims(a, b);
+	return shape_matches(a, b);
 }
 
 static Dtype component(Dtype t)

@@ -89,6 +89,32 @@ bool shape_same_dims(const Shape *a, const Shape *b)
 	return true;
 }
 
+static bool unbounded(const Shape *s, int i)
+{
+	return s->dims[i] < 0 || (s->dyn && s->dyn[i] == DIM_UNBOUNDED);
+}
+
+bool shape_matches(const Shape *a, const Shape *b)
+{
+	if (a->type != b->type)
+		return false;
+	if (a->type == DT_TUPLE) {
+		if (a->ntuple != b->ntuple)
+			return false;
+		for (int i = 0; i < a->ntuple; i++)
+			if (!shape_matches(a->tuple[i], b->tuple[i]))
+				return false;
+		return true;
+	}
+	if (a->rank != b->rank)
+		return false;
+	for (int i = 0; i < a->rank; i++)
+		if (!unbounded(a, i) && !unbounded(b, i) &&
+		    a->dims[i] != b->dims[i])
+			return false;
+	return true;
+}
+
 bool shape_compatible(const Shape *a, const Shape *b)
 {
 	if (a->type != b->type || a->buffer != b->buffer)

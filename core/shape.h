@@ -45,6 +45,10 @@ Shape *shape_tuple(Arena *a, int n, Shape *const *elems);
 Shape *shape_clone(Arena *a, const Shape *s);
 /* Same element type and dims (layout ignored). Tuples compare elementwise. */
 bool shape_compatible(const Shape *a, const Shape *b);
+/* As shape_compatible, but an unbounded '?' dim matches any size and
+ * bounded/static marks are ignored: what inference and the verifier
+ * compare a declared shape with. */
+bool shape_matches(const Shape *a, const Shape *b);
 /* Same dims, any element type. */
 bool shape_same_dims(const Shape *a, const Shape *b);
 /* Exact equality including layouts (a NULL layout equals the default). */

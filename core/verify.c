@@ -80,32 +80,11 @@ static const char *str(V *v, const Shape *s)
 
 /* --- shape comparisons ------------------------------------------------- */
 
-static bool unbounded(const Shape *s, int i)
-{
-	return s->dims[i] < 0 || (s->dyn && s->dyn[i] == DIM_UNBOUNDED);
-}
-
 /* Same element types and dims, layouts and dynamic marks ignored ('?'
  * matches any size), tuples elementwise. */
 static bool compat(const Shape *a, const Shape *b)
 {
-	if (a->type != b->type)
-		return false;
-	if (a->type == DT_TUPLE) {
-		if (a->ntuple != b->ntuple)
-			return false;
-		for (int i = 0; i < a->ntuple; i++)
-			if (!compat(a->tuple[i], b->tuple[i]))
-				return false;
-		return true;
-	}
-	if (a->rank != b->rank)
-		return false;
-	for (int i = 0; i < a->rank; i++)
-		if (!unbounded(a, i) && !unbounded(b, i) &&
-		    a->dims[i] != b->dims[i])
-			return false;
-	return true;
+	return shape_matches(a, b);
 }
 
 /* Element types equal up to floating-point precision, as XLA's reducer
