@@ -586,6 +586,14 @@ static Literal *parse_literal(P *p, const Shape *s, const char *who)
 	if (!dtype_is_array(s->type))
 		return err(p, "constant of type %s", dtype_name(s->type)), NULL;
 	SrcLoc loc = lex_loc(&p->lx);
+	/* A few bytes of text ("constant(1)", "{...}") would otherwise make
+	 * gigabytes of values: constants have a size cap of their own. */
+	int64_t bytes = shape_bytes(s);
+	if (bytes < 0 || bytes > XR_MAX_CONSTANT_BYTES)
+		return err(p, "constant '%s' of shape %s is larger than the %d MiB "
+			   "allowed for a constant in HLO text", who,
+			   shape_str(&p->m->arena, s),
+			   (int)(XR_MAX_CONSTANT_BYTES >> 20)), NULL;
 	Literal *l = literal_new(&p->m->arena, s);
 	if (!l)
 		return err(p, "constant of shape %s is too large to hold",

@@ -5,6 +5,9 @@
 #include "diag.h"
 #include "hlo.h"
 
+/* Largest constant the parser builds (values, splat or elided). */
+#define XR_MAX_CONSTANT_BYTES ((int64_t)256 << 20)
+
 typedef enum {
 	PARSE_OK,
 	PARSE_ERROR,
