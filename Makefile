@@ -18,6 +18,8 @@ WERROR ?= 0
 BUILD_TYPE ?= RelWithDebInfo
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?= 2000000
+# 0: a new random seed each run; CI fixes it so its run is reproducible.
+FUZZ_SEED ?= 0
 CMAKE ?= cmake
 CTEST ?= ctest
 
@@ -72,7 +74,8 @@ fuzz: deps
 	mkdir -p build-fuzz/corpus; \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	./build-fuzz/fuzz_parser -max_total_time=$(FUZZ_SECONDS) \
-		-runs=$(FUZZ_RUNS) -timeout=10 -print_final_stats=1 \
+		-runs=$(FUZZ_RUNS) -seed=$(FUZZ_SEED) -timeout=10 \
+		-print_final_stats=1 \
 		-artifact_prefix=build-fuzz/ build-fuzz/corpus tests/fuzz/seeds
 
 format:
