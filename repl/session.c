@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "passes/cost.h"
 #include "parse.h"
 #include "print.h"
 #include "verify.h"
@@ -35,6 +36,10 @@ void repl_session_init(Session *s, FILE *out, FILE *err)
 	s->out = out;
 	s->err = err;
 	s->max_memory = default_max_memory();
+	s->cpu_gbps = COST_CPU_GBPS;
+	s->cpu_gflops = COST_CPU_GFLOPS;
+	s->gpu_gbps = COST_GPU_GBPS;
+	s->gpu_gflops = COST_GPU_GFLOPS;
 	arena_init(&s->result.arena);
 }
 

@@ -80,6 +80,13 @@ typedef struct Session {
 	int last_out_line; /* its line; 0: no command yet */
 	int expect_error;  /* line of a pending `expect error`; 0: none */
 	int source_depth;  /* scripts being sourced, one inside another */
+	/* Options (`set`) that passes, analyses and pictures read. */
+	bool fusion_off;        /* `set fusion off`: the fusion pass declines */
+	bool fusions_collapsed; /* `set fusions collapsed`: one node each */
+	double cpu_gbps, cpu_gflops; /* roofline machines for `cost` */
+	double gpu_gbps, gpu_gflops;
+	/* The decision log of the last fusion pass (fusion.c); NULL: none. */
+	struct FusionLog *fusion_log;
 } Session;
 
 void repl_session_init(Session *s, FILE *out, FILE *err);

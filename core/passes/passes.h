@@ -6,6 +6,7 @@
 
 #include "pass.h"
 
+bool pass_algsimp(HloModule *m, PassCtx *cx);
 bool pass_dce(HloModule *m, PassCtx *cx);
 bool pass_cse(HloModule *m, PassCtx *cx);
 bool pass_tuple_simplifier(HloModule *m, PassCtx *cx);

@@ -10,6 +10,8 @@
 #include "verify.h"
 
 static const Pass passes[] = {
+	{"algsimp", "algebraic simplification: named rewrite rules (x+0, "
+		    "reshape of reshape, ...)", pass_algsimp},
 	{"call-inliner", "inline call instructions into their callers",
 	 pass_call_inliner},
 	{"constant-folding",

@@ -121,6 +121,28 @@ void cmd_complete_passes(const Session *s, const char *prefix, CmdMatches *out);
 void cmd_complete_pipelines(const Session *s, const char *prefix,
 			    CmdMatches *out);
 
+/* --- fusion.c: the fusion decision log --- */
+bool cmd_why(Session *s, const CmdArgs *a);
+bool cmd_fusions(Session *s, const CmdArgs *a);
+bool cmd_fuse(Session *s, const CmdArgs *a);
+
+/* --- analysis.c: cost model and buffer assignment --- */
+bool cmd_cost(Session *s, const CmdArgs *a);
+bool cmd_memory(Session *s, const CmdArgs *a);
+
+/* --- viz.c: pictures of the graph --- */
+bool cmd_render(Session *s, const CmdArgs *a);
+bool cmd_compare(Session *s, const CmdArgs *a);
+bool cmd_report(Session *s, const CmdArgs *a);
+
+/* --- learn.c: built-in examples and explanations --- */
+bool cmd_example(Session *s, const CmdArgs *a);
+bool cmd_explain(Session *s, const CmdArgs *a);
+void cmd_complete_examples(const Session *s, const char *prefix,
+			   CmdMatches *out);
+void cmd_complete_explain(const Session *s, const char *prefix,
+			  CmdMatches *out);
+
 /* --- misc.c --- */
 bool cmd_help(Session *s, const CmdArgs *a);
 bool cmd_quit(Session *s, const CmdArgs *a);

@@ -51,9 +51,88 @@ static void show_max_memory(const Session *s, char *buf, size_t cap)
 		 repl_bytes(h, sizeof h, s->max_memory));
 }
 
+static bool parse_onoff(Session *s, const char *name, const char *v,
+			const char *on, const char *off, bool *out)
+{
+	if (!strcmp(v, on))
+		*out = true;
+	else if (!strcmp(v, off))
+		*out = false;
+	else
+		return repl_error(s, "%s takes '%s' or '%s', not '%s'", name,
+				  on, off, v);
+	return true;
+}
+
+static bool set_fusion(Session *s, const char *v)
+{
+	bool on = true;
+	if (!parse_onoff(s, "fusion", v, "on", "off", &on))
+		return false;
+	s->fusion_off = !on;
+	return true;
+}
+
+static void show_fusion(const Session *s, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s", s->fusion_off ? "off" : "on");
+}
+
+static bool set_fusions(Session *s, const char *v)
+{
+	return parse_onoff(s, "fusions", v, "collapsed", "expanded",
+			   &s->fusions_collapsed);
+}
+
+static void show_fusions(const Session *s, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s",
+		 s->fusions_collapsed ? "collapsed" : "expanded");
+}
+
+/* A positive figure (GB/s or GFLOP/s) of a roofline machine. */
+static bool set_rate(Session *s, const char *name, const char *v, double *out)
+{
+	char *e;
+	errno = 0;
+	double x = strtod(v, &e);
+	if (e == v || *e || errno || !(x > 0) || x > 1e9)
+		return repl_error(s, "%s needs a positive number, not '%s'",
+				  name, v);
+	*out = x;
+	return true;
+}
+
+#define RATE_OPTION(field, opt)                                               \
+	static bool set_##field(Session *s, const char *v)                    \
+	{                                                                     \
+		return set_rate(s, opt, v, &s->field);                        \
+	}                                                                     \
+	static void show_##field(const Session *s, char *buf, size_t cap)     \
+	{                                                                     \
+		snprintf(buf, cap, "%g", s->field);                           \
+	}
+RATE_OPTION(cpu_gbps, "cpu-gbps")
+RATE_OPTION(cpu_gflops, "cpu-gflops")
+RATE_OPTION(gpu_gbps, "gpu-gbps")
+RATE_OPTION(gpu_gflops, "gpu-gflops")
+#undef RATE_OPTION
+
 static const Option options[] = {
 	{"max-memory", "largest total of buffers one run may use (bytes; K, M "
 		       "and G suffixes)", set_max_memory, show_max_memory},
+	{"fusion", "on|off: off makes the fusion pass fuse nothing",
+	 set_fusion, show_fusion},
+	{"fusions", "expanded|collapsed: fusions drawn with their insides or "
+		    "as one node", set_fusions, show_fusions},
+	{"cpu-gbps", "memory bandwidth of the CPU roofline (GB/s)",
+	 set_cpu_gbps, show_cpu_gbps},
+	{"cpu-gflops", "f32 compute peak of the CPU roofline (GFLOP/s)",
+	 set_cpu_gflops, show_cpu_gflops},
+	{"gpu-gbps", "memory bandwidth of the GPU (H200) roofline (GB/s)",
+	 set_gpu_gbps, show_gpu_gbps},
+	{"gpu-gflops", "f32 compute peak of the GPU (H200) roofline (GFLOP/s)",
+	 set_gpu_gflops, show_gpu_gflops},
 };
 
 static const Option *find_option(const char *name)

@@ -155,6 +155,111 @@ static const Command commands[] = {
 	 "  diff\n"
 	 "  diff 0 3\n",
 	 "Passes", 0, 2, cmd_diff, cmd_complete_none},
+	{"why", "why A B",
+	 "Why producer A was or was not fused into consumer B.",
+	 "Answers from the decision log of the last fusion pass: whether\n"
+	 "producer A was fused into consumer B, the rule that decided and the\n"
+	 "bytes the fusion saves or would save. A and B are instruction names\n"
+	 "as they were before fusion or as they are now ('%' optional). A pair\n"
+	 "the pass never considered (not producer and consumer, or in another\n"
+	 "computation) is answered too, naming the rule that rules it out.\n"
+	 "\n"
+	 "Example:\n"
+	 "  pass fusion\n"
+	 "  why exponential.1 reduce.2\n",
+	 "Passes", 2, 2, cmd_why, cmd_complete_instrs},
+	{"fusions", "fusions",
+	 "The last fusion pass's decisions.",
+	 "Lists every producer/consumer pair the last fusion pass considered,\n"
+	 "in order: fused or not, the reason, and the estimated bytes saved;\n"
+	 "then the fusions it made (kind and instructions).\n"
+	 "\n"
+	 "Example:\n"
+	 "  pass fusion\n"
+	 "  fusions\n",
+	 "Passes", 0, 0, cmd_fusions, cmd_complete_none},
+	{"fuse", "fuse A B",
+	 "Force producer A into consumer B (a what-if, one history step).",
+	 "Fuses producer A into consumer B when that is legal, even where the\n"
+	 "fusion pass declined, and says what the cost model thinks of it\n"
+	 "(bytes moved before and after). The result is a history step, so\n"
+	 "'undo' takes it back.\n"
+	 "\n"
+	 "Example:\n"
+	 "  fuse broadcast.3 add.4\n",
+	 "Passes", 2, 2, cmd_fuse, cmd_complete_instrs},
+	{"cost", "cost [NAME]",
+	 "Flops, bytes and a roofline estimate per kernel.",
+	 "For every kernel of the entry computation (or only NAME): flops,\n"
+	 "bytes read and written, arithmetic intensity, and the time a\n"
+	 "roofline model predicts on this machine's CPU and on an H200, with\n"
+	 "whether it is bound by memory or compute; then the totals. The\n"
+	 "machine figures are options ('set' lists them).\n"
+	 "\n"
+	 "Example:\n"
+	 "  cost\n"
+	 "  cost fusion.2\n",
+	 "Inspecting", 0, 1, cmd_cost, cmd_complete_instrs},
+	{"memory", "memory [--svg PATH]",
+	 "Buffers, live ranges and peak memory of the entry computation.",
+	 "Assigns buffers to the entry computation's values in program order:\n"
+	 "each buffer's size, live range and which buffers share memory, and\n"
+	 "the peak. Compared with the previous history step when there is\n"
+	 "one. '--svg PATH' also draws the buffers' lifetimes as a chart.\n"
+	 "\n"
+	 "Example:\n"
+	 "  memory\n"
+	 "  memory --svg /tmp/buffers.svg\n",
+	 "Inspecting", 0, 2, cmd_memory, NULL},
+	{"render", "render PATH [NAME [DEPTH]]",
+	 "Draw the graph (.svg, .png, .pdf or .dot by extension).",
+	 "Draws the current module as XLA's graph dumper does (colours per\n"
+	 "opcode kind, fusions as boxes) into PATH; the extension picks the\n"
+	 "format. With NAME, only the neighbourhood of that instruction up to\n"
+	 "DEPTH edges (default 2).\n"
+	 "\n"
+	 "Example:\n"
+	 "  render /tmp/g.svg\n"
+	 "  render /tmp/n.png add.3 1\n",
+	 "Inspecting", 1, 3, cmd_render, NULL},
+	{"compare", "compare PATH [A [B]]",
+	 "Before/after picture of two history steps side by side.",
+	 "Draws history steps A and B (default: before and after the last\n"
+	 "step) as two panels, with added, removed and changed instructions\n"
+	 "coloured and a legend.\n"
+	 "\n"
+	 "Example:\n"
+	 "  pass fusion\n"
+	 "  compare /tmp/fusion.svg\n",
+	 "Inspecting", 1, 3, cmd_compare, NULL},
+	{"report", "report PATH.html",
+	 "One self-contained HTML page of the whole session history.",
+	 "Writes every history step (what made it, its stats, the text diff\n"
+	 "and before/after pictures, with pan and zoom) into one HTML file\n"
+	 "that needs no network.\n"
+	 "\n"
+	 "Example:\n"
+	 "  report /tmp/session.html\n",
+	 "Inspecting", 1, 1, cmd_report, NULL},
+	{"example", "example [NAME]",
+	 "Load a built-in example module (list them with no argument).",
+	 "Loads one of the built-in example modules as a new history step.\n"
+	 "With no argument, lists them with a line each.\n"
+	 "\n"
+	 "Example:\n"
+	 "  example\n"
+	 "  example softmax\n",
+	 "Modules", 0, 1, cmd_example, cmd_complete_examples},
+	{"explain", "explain OP|PASS|CONCEPT",
+	 "Explain an opcode, a pass or a compiler concept.",
+	 "Prints a short explanation of an HLO opcode's semantics, of a pass,\n"
+	 "or of a concept of the XLA pipeline (fusion, buffer-assignment,\n"
+	 "...). With no argument, lists the topics.\n"
+	 "\n"
+	 "Example:\n"
+	 "  explain reduce\n"
+	 "  explain fusion\n",
+	 "Session", 0, 1, cmd_explain, cmd_complete_explain},
 	{"input", "input [N SOURCE]",
 	 "Set parameter N: random, zeros, ones, iota, .npy or a literal.",
 	 "Gives entry parameter N the values the next 'run' uses. SOURCE is\n"
@@ -209,12 +314,18 @@ static const Command commands[] = {
 	 "  check cpu 1e-4\n",
 	 "Running", 1, 2, cmd_check, cmd_complete_none},
 	{"set", "set [OPTION VALUE]",
-	 "Show or change a session option (max-memory).",
-	 "With no arguments lists the options and their values. 'set\n"
-	 "max-memory SIZE' limits the buffers of one run (K, M, G suffixes).\n"
+	 "Show or change a session option.",
+	 "With no arguments lists the options and their values:\n"
+	 "  max-memory SIZE      buffers one run may use (K, M, G suffixes)\n"
+	 "  fusion on|off        off: the fusion pass fuses nothing\n"
+	 "  fusions expanded|collapsed\n"
+	 "                       pictures draw fusions' insides or one node\n"
+	 "  cpu-gbps, cpu-gflops, gpu-gbps, gpu-gflops X\n"
+	 "                       the machines of the 'cost' roofline\n"
 	 "\n"
 	 "Example:\n"
-	 "  set max-memory 512M\n",
+	 "  set max-memory 512M\n"
+	 "  set fusion off\n",
 	 "Session", 0, 2, cmd_set, cmd_complete_options},
 	{"help", "help [CMD]",
 	 "List the commands, or explain one.",

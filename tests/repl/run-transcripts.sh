@@ -10,9 +10,12 @@
 # The figures of `timing:` lines and the time_ms= of `pass:` lines are
 # replaced by T before comparing.
 # XR_UPDATE=1 rewrites the .expected files from the actual output instead.
+# XR_TRANSCRIPTS=DIR runs the transcripts of DIR instead of this directory
+# (other test folders reuse this runner that way).
 set -u
 
 . "$(dirname "$0")/lib.sh" # bin, here, work
+here=${XR_TRANSCRIPTS:-$here}
 
 pass=0
 fail=0

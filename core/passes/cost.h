@@ -1,0 +1,54 @@
+/* cost.h - the cost model: flops and bytes per kernel, a roofline
+ * estimate per machine.
+ *
+ * A kernel is what hlo_module_kernels counts: a top-level instruction of
+ * the entry computation other than parameter, constant, tuple,
+ * get-tuple-element and bitcast. A fusion is one kernel: it reads its
+ * operands and writes its result once; what happens inside stays in
+ * registers. An unfused instruction reads every operand and writes its
+ * result. Bytes follow the STREAM convention (what the kernel must read
+ * and write, no write-allocate traffic). */
+#ifndef XR_COST_H
+#define XR_COST_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hlo.h"
+
+typedef struct Cost {
+	double flops;           /* arithmetic operations (a fma is 2) */
+	double transcendentals; /* exp, log, tanh, ... (also in flops) */
+	int64_t bytes_read;
+	int64_t bytes_written;
+} Cost;
+
+/* A machine for the roofline: peak memory bandwidth and compute. */
+typedef struct CostMachine {
+	const char *name; /* "cpu", "h200" */
+	double gbps;      /* GB/s (1e9 bytes per second) */
+	double gflops;    /* GFLOP/s (f32, non-tensor) */
+} CostMachine;
+
+/* This machine kind's CPU (one core: STREAM triad 27 GB/s, AVX-512 f32
+ * FMA peak 211 GFLOP/s) and an H200 (HBM3e 4.8 TB/s, f32 67 TFLOP/s):
+ * ../shared/reference/performance-anchors.md. */
+#define COST_CPU_GBPS 27.0
+#define COST_CPU_GFLOPS 211.0
+#define COST_GPU_GBPS 4800.0
+#define COST_GPU_GFLOPS 67000.0
+
+/* The cost of one instruction run as a kernel (a fusion: the whole
+ * fused computation as one kernel). Instructions that launch nothing
+ * (parameter, constant, tuple, get-tuple-element, bitcast) cost zero. */
+Cost cost_instr(const HloInstr *ins);
+/* Sum over the kernels of the entry computation. */
+Cost cost_module(const HloModule *m);
+/* bytes_read + bytes_written of cost_module: what `pass` reports as
+ * bytes moved. */
+int64_t cost_bytes_moved(const HloModule *m);
+/* Roofline time in seconds of c on machine mc: max(bytes / bandwidth,
+ * flops / compute). *memory_bound (may be NULL) says which term won. */
+double cost_roofline_s(const Cost *c, const CostMachine *mc,
+		       bool *memory_bound);
+
+#endif
