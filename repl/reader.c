@@ -89,14 +89,24 @@ static bool is_instr(const char *s, size_t n, size_t i)
 	       is_assign(s, n, skip_blanks(s, n, e));
 }
 
+/* The line ends in an open '{': a computation header such as
+ * `compare {` or `%add (a: f32[], b: f32[]) -> f32[] {`. */
+static bool opens_brace(const char *s, size_t n, size_t i)
+{
+	while (n > i && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	return n > i && s[n - 1] == '{' && parse_open_depth(s + i, n - i) > 0;
+}
+
 /* The first word names a command exactly (a prefix does not count here,
- * so `add {` still starts a computation). */
+ * so `add {` still starts a computation), and the line is not a
+ * computation header named like a command (`compare {`). */
 static bool is_command_word(const char *s, size_t n, size_t i)
 {
 	size_t e = name_end(s, n, i);
 	if (e == i || (e < n && skip_blanks(s, n, e) == e))
 		return false;
-	return cmd_find_exact(s + i, e - i) != NULL;
+	return cmd_find_exact(s + i, e - i) != NULL && !opens_brace(s, n, i);
 }
 
 /* '#', or an HLO comment filling the line: "// ..." or a closed slash-star

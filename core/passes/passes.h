@@ -8,6 +8,8 @@
 
 bool pass_algsimp(HloModule *m, PassCtx *cx);
 bool pass_dce(HloModule *m, PassCtx *cx);
+bool pass_fusion(HloModule *m, PassCtx *cx);
+bool pass_multi_output_fusion(HloModule *m, PassCtx *cx);
 bool pass_cse(HloModule *m, PassCtx *cx);
 bool pass_tuple_simplifier(HloModule *m, PassCtx *cx);
 bool pass_call_inliner(HloModule *m, PassCtx *cx);

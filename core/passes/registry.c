@@ -20,6 +20,11 @@ static const Pass passes[] = {
 	{"cse", "merge identical instructions (common subexpressions)",
 	 pass_cse},
 	{"dce", "remove dead instructions and uncalled computations", pass_dce},
+	{"fusion", "producer/consumer fusion into kLoop, kInput and kOutput "
+		   "kernels, with a decision log", pass_fusion},
+	{"multi-output-fusion", "fuse siblings that read the same operands "
+				"into one multi-output kernel",
+	 pass_multi_output_fusion},
 	{"tuple-simplifier",
 	 "fold get-tuple-element of tuple and tuple of get-tuple-elements",
 	 pass_tuple_simplifier},
@@ -58,18 +63,34 @@ void pass_note_rule(PassCtx *cx, const char *rule)
 
 /* ---- pipelines ---------------------------------------------------------- */
 
-static const char *const default_pipeline[] = {
-	"call-inliner", "tuple-simplifier", "constant-folding", "cse", "dce",
-};
+/* The simplification passes every pipeline starts with. */
+#define SIMPLIFY "call-inliner", "tuple-simplifier", "algsimp", \
+	"constant-folding", "cse", "dce"
 
+static const char *const default_pipeline[] = {
+	SIMPLIFY, "fusion", "multi-output-fusion",
+};
+static const char *const simplify_pipeline[] = {SIMPLIFY};
+/* XLA:CPU fuses producers into consumers but makes few multi-output
+ * fusions; XLA:GPU makes both (a kernel launch costs more there). */
+static const char *const cpu_pipeline[] = {SIMPLIFY, "fusion"};
+static const char *const gpu_pipeline[] = {
+	SIMPLIFY, "fusion", "multi-output-fusion",
+};
+#undef SIMPLIFY
+
+#define PIPELINE(name, v) {name, v, sizeof v / sizeof *v}
 static const struct {
 	const char *name;
 	const char *const *steps;
 	int n;
 } pipelines[] = {
-	{"default", default_pipeline,
-	 sizeof default_pipeline / sizeof *default_pipeline},
+	PIPELINE("default", default_pipeline),
+	PIPELINE("simplify", simplify_pipeline),
+	PIPELINE("cpu", cpu_pipeline),
+	PIPELINE("gpu", gpu_pipeline),
 };
+#undef PIPELINE
 
 enum { NPIPELINES = sizeof pipelines / sizeof *pipelines };
 
@@ -87,7 +108,8 @@ const char *const *pipeline_find(const char *name, int *n)
 
 const char *const *pipeline_names(int *n)
 {
-	static const char *const names[NPIPELINES] = {"default"};
+	static const char *const names[NPIPELINES] = {"default", "simplify",
+						      "cpu", "gpu"};
 	*n = NPIPELINES;
 	return names;
 }
