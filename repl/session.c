@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "passes/cost.h"
+#include "passes/fusion.h"
 #include "parse.h"
 #include "print.h"
 #include "verify.h"
@@ -83,6 +84,8 @@ static void free_steps(Session *s, int from, int to)
 
 void repl_session_free(Session *s)
 {
+	fusion_log_free(s->fusion_log);
+	s->fusion_log = NULL;
 	hlo_module_free(s->mod);
 	s->mod = NULL;
 	free_steps(s, 0, s->nhist);

@@ -85,8 +85,11 @@ typedef struct Session {
 	bool fusions_collapsed; /* `set fusions collapsed`: one node each */
 	double cpu_gbps, cpu_gflops; /* roofline machines for `cost` */
 	double gpu_gbps, gpu_gflops;
-	/* The decision log of the last fusion pass (fusion.c); NULL: none. */
+	/* The decision log of the last fusion pass (fusion.c); NULL: none.
+	 * fusion_log_step: the history step the last pass that added to it
+	 * made; fusion_log_base: the step the first of them started from. */
 	struct FusionLog *fusion_log;
+	int fusion_log_step, fusion_log_base;
 } Session;
 
 void repl_session_init(Session *s, FILE *out, FILE *err);

@@ -16,33 +16,13 @@
 
 static HloInstr *copy_instr(HloComp *c, const HloInstr *s, HloInstr **map)
 {
-	Arena *a = &c->module->arena;
 	HloInstr **ops = malloc(sizeof *ops * (size_t)(s->nops + 1));
 	if (!ops)
 		return NULL;
 	for (int i = 0; i < s->nops; i++)
 		ops[i] = s->ops[i] ? map[s->ops[i]->id] : NULL;
-	HloInstr *d =
-		hlo_instr_new(c, s->op, shape_clone(a, s->shape),
-			      hlo_comp_unique_name(c, s->name), s->nops, ops);
+	HloInstr *d = pass_copy_instr(c, s, ops, hlo_comp_unique_name(c, s->name));
 	free(ops);
-	if (!d)
-		return NULL;
-	d->async_wrapped = s->async_wrapped;
-	d->param_no = s->param_no;
-	d->loc = s->loc;
-	d->shape_given = s->shape_given;
-	if (s->literal && !(d->literal = literal_clone(a, s->literal)))
-		return NULL;
-	if (s->nattrs) {
-		/* Attribute values are immutable arena data of the same
-		 * module: the array is copied, the values shared. */
-		d->attrs = arena_dup(a, s->attrs,
-				     sizeof *s->attrs * (size_t)s->nattrs);
-		if (!d->attrs)
-			return NULL;
-		d->nattrs = d->cap_attrs = s->nattrs;
-	}
 	return d;
 }
 

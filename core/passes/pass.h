@@ -23,6 +23,10 @@ typedef struct PassCtx {
 				     and reports here) */
 	StrBuf *log;              /* optional: one line per rewrite */
 	int64_t fold_max_elems;   /* constant-folding size cap (elements) */
+	struct FusionLog *fusion_log; /* fusion passes record their
+					 decisions here (NULL: nowhere) */
+	bool fusion_off;          /* `set fusion off`: fusion passes decline
+				     every pair */
 	int nrules;
 	struct {
 		const char *rule; /* static string */

@@ -20,6 +20,12 @@ bool pass_constant_folding(HloModule *m, PassCtx *cx);
  * text reads definitions before uses. */
 void pass_place_before(HloComp *c, int first, const HloInstr *before);
 
+/* A copy of s (same module) appended to c under name, with operands ops
+ * (s->nops of them): opcode, shape, attributes, literal. NULL on out of
+ * memory. */
+HloInstr *pass_copy_instr(HloComp *c, const HloInstr *s, HloInstr *const *ops,
+			  const char *name);
+
 /* hlo_instr_remove costs O(instructions) each; these remove many in
  * linear time. pass_detach takes an instruction without users out of its
  * computation (name map, its operands' user lists: its operands become

@@ -135,6 +135,32 @@ void pass_place_before(HloComp *c, int first, const HloInstr *before)
 	free(tmp);
 }
 
+HloInstr *pass_copy_instr(HloComp *c, const HloInstr *s, HloInstr *const *ops,
+			  const char *name)
+{
+	Arena *a = &c->module->arena;
+	HloInstr *d = hlo_instr_new(c, s->op, shape_clone(a, s->shape), name,
+				    s->nops, ops);
+	if (!d)
+		return NULL;
+	d->async_wrapped = s->async_wrapped;
+	d->param_no = s->param_no;
+	d->loc = s->loc;
+	d->shape_given = s->shape_given;
+	if (s->literal && !(d->literal = literal_clone(a, s->literal)))
+		return NULL;
+	if (s->nattrs) {
+		/* Attribute values are immutable arena data of the same
+		 * module: the array is copied, the values shared. */
+		d->attrs = arena_dup(a, s->attrs,
+				     sizeof *s->attrs * (size_t)s->nattrs);
+		if (!d->attrs)
+			return NULL;
+		d->nattrs = d->cap_attrs = s->nattrs;
+	}
+	return d;
+}
+
 void pass_detach(HloInstr *ins)
 {
 	HloComp *c = ins->parent;

@@ -1,21 +1,280 @@
-/* fusion.c - (being written) */
+/* fusion.c - asking about fusion: `why A B` (why a producer was or was
+ * not fused into a consumer), `fusions` (the last fusion pass's
+ * decisions) and `fuse A B` (force one fusion, as a history step).
+ *
+ * Answers come from the decision log the fusion passes leave in the
+ * session (core/passes/fusion.h); a pair the passes never considered is
+ * judged on the spot by the same rules. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "commands.h"
+#include "passes/fusion.h"
+#include "verify.h"
+
+enum { WHY_MAX = 16, FUSIONS_MAX_LINES = 200 };
+
+static const char *yes_no(bool b) { return b ? "yes" : "no"; }
+
+static void print_decision(Session *s, const FusionDecision *d,
+			   const char *considered)
+{
+	char h[32];
+	fprintf(s->out,
+		"why: producer=%s consumer=%s fused=%s rule=%s "
+		"bytes_saved=%lld considered=%s\n",
+		d->producer, d->consumer, yes_no(d->fused), d->rule,
+		(long long)d->bytes_saved, considered);
+	fprintf(s->out, "  %s\n", d->reason);
+	if (d->fused && d->into)
+		fprintf(s->out, "  now in %s\n", d->into);
+	if (d->bytes_saved > 0 && !d->fused)
+		fprintf(s->out, "  fusing would have saved %s of memory "
+				"traffic\n",
+			repl_bytes(h, sizeof h, d->bytes_saved));
+	else if (d->bytes_saved > 0)
+		fprintf(s->out, "  saves %s of memory traffic\n",
+			repl_bytes(h, sizeof h, d->bytes_saved));
+}
+
+/* The fusion instruction whose computation is fc, in m. */
+static const HloInstr *caller_of(const HloModule *m, const HloComp *fc)
+{
+	for (int i = 0; i < m->ncomps; i++)
+		for (int j = 0; j < m->comps[i]->n; j++) {
+			const HloInstr *x = m->comps[i]->instrs[j];
+			if (x->op == HLO_FUSION && hlo_attr_comp(x, A_CALLS) == fc)
+				return x;
+		}
+	return NULL;
+}
+
+/* Finds both names in module m (NULL when either is missing). */
+static bool find_pair(const HloModule *m, const char *a, const char *b,
+		      HloInstr **pa, HloInstr **pb)
+{
+	if (!m)
+		return false;
+	*pa = repl_find_instr(m, a);
+	*pb = repl_find_instr(m, b);
+	return *pa && *pb;
+}
+
+/* Judges a pair the log does not have: in the current module, or in the
+ * module the last fusion pass started from (where the original names
+ * are), preferring the one that has both in one computation. */
+static bool judge(Session *s, const char *a, const char *b)
+{
+	const HloModule *cand[2] = {s->mod, NULL};
+	const char *when[2] = {"now", "before the fusion pass"};
+	if (s->fusion_log) {
+		const HistStep *st =
+			repl_history_step(s, s->fusion_log_base);
+		cand[1] = st ? st->mod : NULL;
+	}
+	const HloModule *m = NULL;
+	const char *where = NULL;
+	HloInstr *pa = NULL, *pb = NULL;
+	for (int pass = 0; pass < 2 && !m; pass++)
+		for (int i = 0; i < 2 && !m; i++) {
+			HloInstr *x, *y;
+			if (!find_pair(cand[i], a, b, &x, &y) ||
+			    (pass == 0 && x->parent != y->parent))
+				continue;
+			m = cand[i];
+			where = when[i];
+			pa = x;
+			pb = y;
+		}
+	if (!m) {
+		const char *miss = !repl_find_instr(s->mod, a) ? a : b;
+		return repl_error(s, "no instruction named '%s'",
+				  repl_bare_name(miss));
+	}
+	FusionDecision d;
+	const HloInstr *fa = caller_of(m, pa->parent);
+	const HloInstr *fb = caller_of(m, pb->parent);
+	if (fa && fa == fb) {
+		fprintf(s->out,
+			"why: producer=%s consumer=%s fused=yes "
+			"rule=same-fusion bytes_saved=0 considered=no\n",
+			pa->name, pb->name);
+		fprintf(s->out, "  both are already inside %s (kind=%s)\n",
+			fa->name, hlo_attr_enum(fa, A_KIND) ? hlo_attr_enum(fa, A_KIND) : "?");
+		return true;
+	}
+	fusion_judge(m, pa, pb, s->fusion_off, &d);
+	if (!d.producer || !d.reason) {
+		fusion_decision_free(&d);
+		return repl_error(s, "out of memory");
+	}
+	print_decision(s, &d, "no");
+	if (!strcmp(d.rule, "not-producer-consumer") ||
+	    !strcmp(d.rule, "different-computations") ||
+	    !strcmp(d.rule, "not-fused-here"))
+		fprintf(s->out, "  (the fusion passes never consider such a "
+				"pair)\n");
+	else if (!s->fusion_log)
+		fprintf(s->out, "  (no fusion pass has run: this is what "
+				"'pass fusion' would decide %s)\n",
+			where);
+	else
+		fprintf(s->out, "  (not in the last fusion pass's log: this "
+				"is what the pass would decide %s)\n",
+			where);
+	fusion_decision_free(&d);
+	return true;
+}
 
 bool cmd_why(Session *s, const CmdArgs *a)
 {
-	(void)a;
-	return repl_error(s, "'why' is not built yet");
+	if (!repl_need_module(s))
+		return false;
+	const char *pa = repl_bare_name(a->argv[0]);
+	const char *pb = repl_bare_name(a->argv[1]);
+	const FusionDecision *found[WHY_MAX];
+	int n = fusion_log_find(s->fusion_log, pa, pb, found, WHY_MAX);
+	if (n == 0)
+		return judge(s, pa, pb);
+	if (s->fusion_log->off)
+		fprintf(s->out, "(the fusion pass ran with 'set fusion off')\n");
+	for (int i = 0; i < n; i++) {
+		char tag[64];
+		snprintf(tag, sizeof tag, "yes (pass %s, step %d)",
+			 found[i]->pass, s->fusion_log_step);
+		print_decision(s, found[i], tag);
+	}
+	return true;
+}
+
+/* Counts decisions by rule, for the summary. */
+static void summary(Session *s, const FusionLog *l)
+{
+	int nr;
+	const FusionRule *r = fusion_rules(&nr);
+	for (int k = 0; k < nr; k++) {
+		int fused = 0, no = 0;
+		for (int i = 0; i < l->n; i++) {
+			if (l->d[i].rule != r[k].name)
+				continue;
+			if (l->d[i].fused)
+				fused++;
+			else
+				no++;
+		}
+		if (fused + no)
+			fprintf(s->out, "  %-32s %5d\n", r[k].name, fused + no);
+	}
 }
 
 bool cmd_fusions(Session *s, const CmdArgs *a)
 {
 	(void)a;
-	return repl_error(s, "'fusions' is not built yet");
+	const FusionLog *l = s->fusion_log;
+	if (!l)
+		return repl_error(s, "no fusion pass has run yet (try 'pass "
+				     "fusion')");
+	int fused = 0;
+	for (int i = 0; i < l->n; i++)
+		fused += l->d[i].fused;
+	fprintf(s->out,
+		"fusions: step=%d considered=%d fused=%d declined=%d "
+		"groups=%d\n",
+		s->fusion_log_step, l->n, fused, l->n - fused, l->ng);
+	if (l->off)
+		fprintf(s->out, "(the pass ran with 'set fusion off')\n");
+	int shown = 0;
+	char h[32];
+	for (int i = 0; i < l->n; i++) {
+		const FusionDecision *d = &l->d[i];
+		if (shown == FUSIONS_MAX_LINES) {
+			fprintf(s->out, "  ... %d more decisions ('why A B' "
+					"asks about one pair)\n",
+				l->n - i);
+			break;
+		}
+		shown++;
+		if (d->fused)
+			fprintf(s->out, "  fused    %s -> %s  [%s] into %s, "
+					"saves %s\n",
+				d->producer, d->consumer, d->rule,
+				d->into ? d->into : "?",
+				repl_bytes(h, sizeof h, d->bytes_saved));
+		else
+			fprintf(s->out, "  declined %s -> %s  [%s] %s\n",
+				d->producer, d->consumer, d->rule, d->reason);
+	}
+	fprintf(s->out, "decisions by rule:\n");
+	summary(s, l);
+	if (l->ng)
+		fprintf(s->out, "fusion groups:\n");
+	for (int i = 0; i < l->ng && i < FUSIONS_MAX_LINES; i++) {
+		const FusionGroup *g = &l->g[i];
+		fprintf(s->out, "  %-20s %-7s%s", g->name, g->kind,
+			g->multi_output ? " multi-output:" : ":");
+		for (int k = 0; k < g->nmembers; k++)
+			fprintf(s->out, " %s", g->members[k]);
+		fputc('\n', s->out);
+	}
+	if (l->ng > FUSIONS_MAX_LINES)
+		fprintf(s->out, "  ... %d more groups\n",
+			l->ng - FUSIONS_MAX_LINES);
+	return true;
 }
 
 bool cmd_fuse(Session *s, const CmdArgs *a)
 {
-	(void)a;
-	return repl_error(s, "'fuse' is not built yet");
+	if (!repl_need_module(s))
+		return false;
+	HloModule *m = hlo_module_clone(s->mod);
+	if (!m)
+		return repl_error(s, "out of memory");
+	const char *na = repl_bare_name(a->argv[0]);
+	const char *nb = repl_bare_name(a->argv[1]);
+	HloInstr *p = repl_find_instr(m, na), *c = repl_find_instr(m, nb);
+	if (!p || !c) {
+		hlo_module_free(m);
+		return repl_error(s, "no instruction named '%s'", !p ? na : nb);
+	}
+	int kernels = hlo_module_kernels(m);
+	Diag d;
+	diag_init(&d);
+	FusionDecision v;
+	const char *made = NULL;
+	bool ok = fusion_force(m, p, c, &d, &v, &made);
+	if (ok && !verify_module(m, &d, NULL)) {
+		/* A forced fusion that breaks the module is our bug. */
+		ok = false;
+	}
+	repl_print_diag(s, &d);
+	diag_free(&d);
+	if (!ok) {
+		fusion_decision_free(&v);
+		hlo_module_free(m);
+		return false;
+	}
+	char label[80], into[64];
+	snprintf(into, sizeof into, "%s", made);
+	snprintf(label, sizeof label, "fuse %s %s", na, nb);
+	int kernels_after = hlo_module_kernels(m);
+	if (!repl_commit_module(s, m, label)) {
+		fusion_decision_free(&v);
+		return false;
+	}
+	char h[32];
+	fprintf(s->out, "fuse: producer=%s consumer=%s into=%s kernels=%d->%d\n",
+		na, nb, into, kernels, kernels_after);
+	if (v.fused)
+		fprintf(s->out, "  the fusion pass would fuse them too "
+				"(%s): %s\n",
+			v.rule, v.reason);
+	else
+		fprintf(s->out, "  the fusion pass would not (%s): %s\n",
+			v.rule, v.reason);
+	fprintf(s->out, "  cost model: %s %s of memory traffic\n",
+		v.bytes_saved >= 0 ? "saves" : "adds",
+		repl_bytes(h, sizeof h,
+			   v.bytes_saved >= 0 ? v.bytes_saved : -v.bytes_saved));
+	fusion_decision_free(&v);
+	return true;
 }
-

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "passes/fusion.h"
 #include "passes/pass.h"
 #include "print.h"
 #include "textdiff.h"
@@ -23,6 +24,7 @@ typedef struct Applied {
 	const Pass *pass;
 	PassResult r;
 	PassCtx cx;
+	FusionLog *log; /* what a fusion pass decided */
 } Applied;
 
 bool cmd_passes(Session *s, const CmdArgs *a)
@@ -58,8 +60,10 @@ static bool unknown_pass(Session *s, const char *name)
 
 static void free_applied(Applied *v, int n)
 {
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		hlo_module_free(v[i].r.m);
+		fusion_log_free(v[i].log);
+	}
 	free(v);
 }
 
@@ -72,7 +76,15 @@ static bool apply_all(Session *s, const Pass **p, int n, Applied *v)
 		Diag d;
 		diag_init(&d);
 		v[i].pass = p[i];
-		v[i].cx = (PassCtx){.d = &d, .fold_max_elems = FOLD_MAX_ELEMS};
+		v[i].log = fusion_log_new();
+		if (!v[i].log) {
+			diag_free(&d);
+			return repl_error(s, "out of memory");
+		}
+		v[i].cx = (PassCtx){.d = &d,
+				    .fold_max_elems = FOLD_MAX_ELEMS,
+				    .fusion_log = v[i].log,
+				    .fusion_off = s->fusion_off};
 		bool ok = pass_apply(m, p[i], &v[i].cx, &v[i].r);
 		v[i].cx.d = NULL;
 		repl_print_diag(s, &d);
@@ -102,6 +114,30 @@ static void print_applied(Session *s, const Applied *v)
 			v->cx.rules[i].count == 1 ? "" : "s");
 }
 
+/* After a fusion pass became the current step: its decisions are what
+ * `why` and `fusions` answer from. `fusion` starts a new log; the
+ * multi-output pass adds to the log of the fusion pass just before it. */
+static void keep_log(Session *s, Applied *v)
+{
+	bool fresh = !strcmp(v->pass->name, "fusion");
+	bool more = !strcmp(v->pass->name, "multi-output-fusion");
+	if (!fresh && !more)
+		return;
+	int step = s->hist_dropped + s->hist_cur;
+	if (fresh || !s->fusion_log || s->fusion_log_step != step - 1) {
+		fusion_log_free(s->fusion_log);
+		s->fusion_log = v->log;
+		s->fusion_log_base = step - 1;
+		v->log = NULL;
+	} else if (!fusion_log_merge(s->fusion_log, v->log)) {
+		fusion_log_free(s->fusion_log);
+		s->fusion_log = NULL;
+		repl_error(s, "out of memory keeping the fusion log");
+		return;
+	}
+	s->fusion_log_step = step;
+}
+
 /* Applies p[0..n) as n history steps labelled "pass NAME" + suffix. */
 static bool run_passes(Session *s, const Pass **p, int n, const char *suffix)
 {
@@ -121,8 +157,10 @@ static bool run_passes(Session *s, const Pass **p, int n, const char *suffix)
 		HloModule *m = v[i].r.m;
 		v[i].r.m = NULL;
 		ok = repl_commit_module(s, m, label);
-		if (ok)
+		if (ok) {
+			keep_log(s, &v[i]);
 			print_applied(s, &v[i]);
+		}
 	}
 	free_applied(v, n);
 	return ok;

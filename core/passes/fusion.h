@@ -1,0 +1,88 @@
+/* fusion.h - the fusion passes' decision log, and the questions the REPL
+ * asks about fusion: why a pair was (not) fused, what the pass would
+ * decide now, and forcing one fusion as a what-if.
+ *
+ * Every decision names a rule from a fixed vocabulary (fusion_rules) and
+ * says it in a sentence with the pair's own figures, in the spirit of
+ * XLA's FusionDecision. Names in the log are the instructions' names
+ * when the pass ran; instructions keep their names inside fused
+ * computations, so they stay valid after fusion. The log owns its
+ * strings (malloc), so it outlives the module it describes. */
+#ifndef XR_FUSION_H
+#define XR_FUSION_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pass.h"
+
+typedef struct FusionDecision {
+	char *producer;   /* the producer (or first sibling) */
+	char *consumer;   /* the instruction that uses it (or second sibling) */
+	char *comp;       /* the computation both are in */
+	char *into;       /* fused: the fusion instruction it went into */
+	const char *pass; /* "fusion", "multi-output-fusion" or "fuse" */
+	const char *rule; /* one of fusion_rules[].name */
+	char *reason;     /* the rule's sentence with this pair's figures */
+	bool fused;
+	int64_t bytes_saved; /* bytes moved saved by fusing (< 0: it costs);
+				for a refusal, what fusing would have saved */
+} FusionDecision;
+
+/* A fusion instruction as the last pass left it. */
+typedef struct FusionGroup {
+	char *name;
+	char *comp;
+	const char *kind;  /* "kLoop", "kInput", "kOutput", ... */
+	char **members;    /* fused instructions' names (no parameters) */
+	int nmembers;
+	bool multi_output;
+} FusionGroup;
+
+typedef struct FusionLog {
+	FusionDecision *d;
+	int n, cap;
+	FusionGroup *g;
+	int ng, capg;
+	bool off; /* the pass ran with `set fusion off` */
+} FusionLog;
+
+/* The vocabulary: every rule a decision can name. */
+typedef struct FusionRule {
+	const char *name;
+	const char *says; /* what the rule means, for `explain` and help */
+} FusionRule;
+const FusionRule *fusion_rules(int *n);
+
+FusionLog *fusion_log_new(void);
+void fusion_log_free(FusionLog *l);
+/* Appends src's decisions to dst and replaces dst's groups by src's
+ * (they describe the newer module). False on out of memory. */
+bool fusion_log_merge(FusionLog *dst, const FusionLog *src);
+void fusion_decision_free(FusionDecision *d);
+/* Points every fused decision's `into` at the group that holds its
+ * consumer now (after later passes renamed or merged fusions). */
+bool fusion_log_refresh(FusionLog *l);
+
+/* Decisions about producer a and consumer b, by the names in the log or
+ * by the name of a fusion group (standing for its members). Returns how
+ * many were found (at most max), newest last. */
+int fusion_log_find(const FusionLog *l, const char *a, const char *b,
+		    const FusionDecision **out, int max);
+const FusionGroup *fusion_log_group(const FusionLog *l, const char *name);
+
+/* What the fusion pass would decide now for producer p and consumer c of
+ * the same computation (nothing changes). When c does not use p, the
+ * rule says why the pair is never considered. out's strings are
+ * malloc'd: fusion_decision_free. */
+void fusion_judge(const HloModule *m, const HloInstr *p, const HloInstr *c,
+		  bool fusion_off, FusionDecision *out);
+
+/* Fuses producer p into consumer c of m whatever the pass's rules say,
+ * when that is legal (c uses p, both can live in a fusion, and the
+ * computation is one fusion runs in). m is changed in place (callers
+ * pass a clone); *verdict is what the pass itself would have decided.
+ * False, with an error in d, when the fusion is not legal. */
+bool fusion_force(HloModule *m, HloInstr *p, HloInstr *c, Diag *d,
+		  FusionDecision *verdict, const char **made);
+
+#endif
