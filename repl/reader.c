@@ -7,12 +7,22 @@
  * they follow, so a whole XLA dump pasted or embedded in a script loads as
  * one module. It ends at a command or an instruction line, at end of
  * input, or after the ENTRY computation (at once at the prompt; in a
- * script, unless more computations follow). */
+ * script, unless more computations follow).
+ *
+ * At a terminal, Ctrl-C cancels the line being typed (and a block being
+ * entered: the whole unit is dropped) and gives a fresh prompt; while a
+ * command runs it is caught too, so it never ends the session (a run
+ * polls for it and stops early, see commands/run.c). The prompt is in
+ * colour when stdout is a terminal, unless NO_COLOR is set or TERM is
+ * "dumb". */
 #include "reader.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/select.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -27,6 +37,68 @@
 #define PROMPT      "xla> "
 #define PROMPT_CONT "...> "
 enum { HISTORY_MAX = 1000 };
+
+/* Colour for the prompts: SGR codes, each wrapped in \001 \002 for
+ * Readline so that it knows they take no columns. The prompt's text stays
+ * in one piece, so a tool that looks for "xla> " on a terminal finds it. */
+#define COLOUR_ON(code)    "\001\033[" code "m\002"
+#define COLOUR_OFF         "\001\033[0m\002"
+#define PROMPT_COLOUR      COLOUR_ON("1;36") PROMPT COLOUR_OFF
+#define PROMPT_CONT_COLOUR COLOUR_ON("2") PROMPT_CONT COLOUR_OFF
+
+/* --- Ctrl-C and colour --- */
+
+/* A signal handler can only set a flag, and signals are the process's,
+ * not a reader's: so the flag and the reader that installed the handler
+ * (the interactive one; sourced scripts inside it read files) are file
+ * statics. `cancelled` says the unit being read was dropped by Ctrl-C. */
+static volatile sig_atomic_t got_sigint;
+static bool cancelled;
+static struct sigaction old_sigint;
+static const Reader *sigint_owner;
+static bool prompt_colour; /* Readline's prompts (there is one Readline) */
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	got_sigint = 1;
+}
+
+/* No SA_RESTART: a read in progress returns EINTR, so the line being
+ * typed can be cancelled at once. */
+static void catch_sigint(const Reader *r)
+{
+	if (sigint_owner)
+		return; /* caught already */
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGINT, &sa, &old_sigint) == 0)
+		sigint_owner = r;
+}
+
+static void release_sigint(const Reader *r)
+{
+	if (sigint_owner != r)
+		return;
+	sigaction(SIGINT, &old_sigint, NULL);
+	sigint_owner = NULL;
+}
+
+#ifdef XR_HAVE_READLINE
+/* Colour only for a person at a terminal who has not asked for none
+ * (https://no-color.org: NO_COLOR set to anything non-empty). */
+static bool want_colour(FILE *out)
+{
+	const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
+	if (nc && *nc)
+		return false;
+	if (term && strcmp(term, "dumb") == 0)
+		return false;
+	return isatty(fileno(out));
+}
+#endif
 
 /* --- classifying a line --- */
 
@@ -158,7 +230,15 @@ static bool get_line(Reader *r, const char *prompt)
 		fputs(prompt, r->prompt_out);
 		fflush(r->prompt_out);
 	}
+	got_sigint = 0;
 	ssize_t got = getline(&r->buf, &r->cap, r->in);
+	if (got < 0 && errno == EINTR && got_sigint) {
+		clearerr(r->in); /* Ctrl-C: not the end of input */
+		got_sigint = 0;
+		cancelled = true;
+		fputc('\n', r->prompt_out);
+		return false;
+	}
 	if (got < 0)
 		return false;
 	size_t n = (size_t)got;
@@ -171,15 +251,69 @@ static bool get_line(Reader *r, const char *prompt)
 }
 
 #ifdef XR_HAVE_READLINE
+/* Readline's callback interface, so that Ctrl-C can end the wait for a
+ * key: the line handler has no context pointer, hence the statics. */
+static char *rl_got;
+static bool rl_have_line;
+
+static void rl_line_done(char *line)
+{
+	rl_got = line; /* NULL: end of input (Ctrl-D) */
+	rl_have_line = true;
+	rl_callback_handler_remove();
+}
+
+/* Ctrl-C at the prompt: forget the half-typed line, say so, and leave
+ * the terminal as Readline found it. */
+static void rl_cancel(void)
+{
+	rl_free_line_state();
+	rl_callback_sigcleanup();
+	rl_replace_line("", 0);
+	fputs("^C", rl_outstream);
+	rl_crlf();
+	rl_callback_handler_remove();
+	got_sigint = 0;
+	cancelled = true;
+}
+
+/* Waits for input with SIGINT blocked except inside pselect, so a Ctrl-C
+ * cannot slip in between looking at the flag and starting to wait. */
 static bool rl_get_line(Reader *r, const char *prompt)
 {
-	char *l = readline(prompt);
-	if (!l)
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	got_sigint = 0;
+	rl_got = NULL;
+	rl_have_line = false;
+	rl_callback_handler_install(prompt, rl_line_done);
+	int fd = fileno(rl_instream);
+	while (!rl_have_line) {
+		fd_set fds;
+		FD_ZERO(&fds);
+		FD_SET(fd, &fds);
+		int n = pselect(fd + 1, &fds, NULL, NULL, NULL, &old);
+		if (got_sigint) {
+			rl_cancel();
+			break;
+		}
+		if (n < 0 && errno != EINTR) {
+			rl_callback_handler_remove();
+			break; /* the terminal is gone: end of input */
+		}
+		if (n > 0)
+			rl_callback_read_char();
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (!rl_got)
 		return false;
-	if (*l)
-		add_history(l);
-	sb_puts(&r->cur, l);
-	free(l);
+	if (*rl_got)
+		add_history(rl_got);
+	sb_puts(&r->cur, rl_got);
+	free(rl_got);
+	rl_got = NULL;
 	return true;
 }
 #else
@@ -201,10 +335,13 @@ static bool next_line(Reader *r, const char *prompt)
 	 * so Ctrl-D in the middle of a block ends the session too. */
 	if (r->eof)
 		return false;
+	if (r->readline && prompt && prompt_colour)
+		prompt = strcmp(prompt, PROMPT) == 0 ? PROMPT_COLOUR
+						     : PROMPT_CONT_COLOUR;
 	bool got = r->readline ? rl_get_line(r, prompt) : get_line(r, prompt);
 	if (got)
 		r->line++;
-	r->eof = !got;
+	r->eof = !got && !cancelled;
 	return got;
 }
 
@@ -356,7 +493,8 @@ static void finish(Reader *r, Unit *u, UnitKind kind, bool complete)
 	}
 }
 
-bool repl_read_unit(Reader *r, Unit *u)
+/* One unit; false at end of input, or when Ctrl-C dropped it. */
+static bool read_unit(Reader *r, Unit *u)
 {
 	LineKind k;
 	do {
@@ -373,6 +511,17 @@ bool repl_read_unit(Reader *r, Unit *u)
 		finish(r, u, UNIT_COMMAND, true); /* LINE_OTHER too: dispatch
 						     knows prefixes and junk */
 	return true;
+}
+
+bool repl_read_unit(Reader *r, Unit *u)
+{
+	for (;;) {
+		cancelled = false;
+		bool got = read_unit(r, u);
+		if (!cancelled)
+			return got;
+		r->has_pending = false; /* Ctrl-C: start afresh */
+	}
 }
 
 /* --- Readline: history and completion --- */
@@ -429,6 +578,8 @@ static void rl_setup(Reader *r, const Session *s)
 	rl_session = s;
 	rl_readline_name = "xla-repl";
 	rl_attempted_completion_function = complete_hook;
+	rl_catch_signals = 0; /* Ctrl-C is ours: see rl_get_line */
+	prompt_colour = want_colour(rl_outstream ? rl_outstream : stdout);
 	using_history();
 	stifle_history(HISTORY_MAX);
 	const char *home = getenv("HOME");
@@ -461,8 +612,11 @@ void repl_reader_init(Reader *r, FILE *in, bool interactive, const Session *s)
 	sb_init(&r->cur);
 	sb_init(&r->unit);
 	(void)s;
+	bool tty = interactive && isatty(fileno(in));
+	if (tty)
+		catch_sigint(r);
 #ifdef XR_HAVE_READLINE
-	r->readline = interactive && in == stdin && isatty(fileno(in));
+	r->readline = tty && in == stdin;
 	if (r->readline)
 		rl_setup(r, s);
 #endif
@@ -470,6 +624,7 @@ void repl_reader_init(Reader *r, FILE *in, bool interactive, const Session *s)
 
 void repl_reader_free(Reader *r)
 {
+	release_sigint(r);
 #ifdef XR_HAVE_READLINE
 	if (r->readline)
 		rl_teardown(r);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "hlo.h"
+#include "strbuf.h"
 
 typedef struct Buffer {
 	const HloInstr *def; /* the instruction that defines the value */
@@ -37,5 +38,31 @@ typedef struct BufferAssignment {
 /* Assigns buffers for m's entry computation. False on out of memory. */
 bool buffers_assign(const HloModule *m, BufferAssignment *ba);
 void buffers_free(BufferAssignment *ba);
+
+/* What a buffer holds. A parameter or constant that is also (part of)
+ * the result keeps its own kind. */
+typedef enum {
+	BUF_TEMP,      /* neither parameter, constant nor output */
+	BUF_PARAMETER,
+	BUF_CONSTANT,
+	BUF_OUTPUT,    /* part of the root's value */
+} BufferKind;
+
+typedef struct BufferInfo {
+	BufferKind kind;
+	int leaf; /* which array leaf of def's (tuple) shape, 0 for arrays */
+} BufferInfo;
+
+/* As buffers_assign, and also *info: a malloc'd array (the caller frees
+ * it) saying what ba->bufs[i] holds, for each i. */
+bool buffers_assign_info(const HloModule *m, BufferAssignment *ba,
+			 BufferInfo **info);
+/* "temporary", "parameter", "constant", "output". */
+const char *buffers_kind_name(BufferKind k);
+/* Appends an SVG chart of ba to b: x is the schedule position, y the
+ * offset in the arena, one rectangle per buffer (coloured by kind, with
+ * a tooltip), axes and a legend. title heads it (NULL: none). */
+void buffers_svg(StrBuf *b, const BufferAssignment *ba,
+		 const BufferInfo *info, const char *title);
 
 #endif

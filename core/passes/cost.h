@@ -51,4 +51,13 @@ int64_t cost_bytes_moved(const HloModule *m);
 double cost_roofline_s(const Cost *c, const CostMachine *mc,
 		       bool *memory_bound);
 
+/* The arithmetic of ins alone (flops and transcendentals; bytes zero):
+ * what one fused instruction contributes to its fusion. */
+Cost cost_flops(const HloInstr *ins);
+/* Bytes the kernel ins reads of its operand i (a slice reads only what
+ * it returns; a fusion only what its fused computation reads). */
+int64_t cost_operand_bytes(const HloInstr *ins, int i);
+/* Arithmetic intensity: flops per byte moved (0 when no bytes move). */
+double cost_intensity(const Cost *c);
+
 #endif

@@ -574,21 +574,22 @@ static int64_t bytes_saved(const HloInstr *p, const HloInstr *c)
 static bool decide(const HloInstr *p, const HloInstr *c, bool off, Verdict *v)
 {
 	memset(v, 0, sizeof *v);
-	v->saved = bytes_saved(p, c);
 	char b1[64], b2[64];
 	const char *why;
-	if (off)
-		return say(v, false, "fusion-off",
-			   "fusion is off ('set fusion on' turns it back on)");
 	if ((why = unfusible(c)))
 		return say(v, false, "consumer-not-fusible",
 			   "the consumer is not fusible: it is %s", why);
-	if (c->op == HLO_BITCAST)
-		return say(v, false, "consumer-is-bitcast",
-			   "not fusing into a single bitcast as consumer");
 	if ((why = unfusible(p)))
 		return say(v, false, "producer-not-fusible",
 			   "the producer is not fusible: it is %s", why);
+	/* From here on fusing is possible: what it would save counts. */
+	v->saved = bytes_saved(p, c);
+	if (off)
+		return say(v, false, "fusion-off",
+			   "fusion is off ('set fusion on' turns it back on)");
+	if (c->op == HLO_BITCAST)
+		return say(v, false, "consumer-is-bitcast",
+			   "not fusing into a single bitcast as consumer");
 	Group gp = group_of(p), gc = group_of(c);
 	const HloInstr *in[16];
 	int nin = inner_users(p, c, in, 16);
@@ -684,19 +685,42 @@ typedef struct Fz {
 	int nfused;
 	HloComp **touched; /* computations changed: re-sorted at the end */
 	int ntouched, cap_touched;
+	NameMap touched_names; /* computation name -> touched */
+	/* Suffixes for new names (see fresh_name). */
+	int next_fusion, next_comp, next_gte;
 } Fz;
 
 static void touch(Fz *z, HloComp *c)
 {
-	for (int i = 0; i < z->ntouched; i++)
-		if (z->touched[i] == c)
-			return;
+	if ((z->ntouched && z->touched[z->ntouched - 1] == c) ||
+	    namemap_get(&z->touched_names, c->name))
+		return;
 	if (!grow((void **)&z->touched, &z->cap_touched, z->ntouched + 1,
-		  sizeof *z->touched)) {
+		  sizeof *z->touched) ||
+	    !namemap_put(&z->touched_names, c->name, c)) {
 		z->failed = true;
 		return;
 	}
 	z->touched[z->ntouched++] = c;
+}
+
+/* base, base.1, base.2, ...: the first name not in names at or after
+ * suffix *next. The counter only moves forward, so naming n fusions
+ * costs O(n), not the O(n^2) of searching from base.1 every time. */
+static const char *fresh_name(Fz *z, const NameMap *names, const char *base,
+			      int *next)
+{
+	char buf[128];
+	for (;; (*next)++) {
+		if (*next == 0)
+			snprintf(buf, sizeof buf, "%s", base);
+		else
+			snprintf(buf, sizeof buf, "%s.%d", base, *next);
+		if (!namemap_get(names, buf)) {
+			(*next)++;
+			return arena_strdup(&z->m->arena, buf);
+		}
+	}
 }
 
 /* Takes a fused computation nobody calls any more out of the module. */
@@ -705,6 +729,7 @@ static void drop_comp(Fz *z, HloComp *c)
 	for (int i = 0; i < z->ntouched; i++)
 		if (z->touched[i] == c)
 			z->touched[i] = z->touched[--z->ntouched];
+	namemap_del(&z->touched_names, c->name);
 	hlo_module_remove_comp(z->m, c);
 }
 
@@ -728,7 +753,8 @@ static HloInstr *wrap(Fz *z, HloInstr *c)
 	HloModule *m = z->m;
 	HloComp *outer = c->parent;
 	HloComp *fc = hlo_comp_new(
-		m, hlo_module_unique_comp_name(m, "fused_computation"));
+		m, fresh_name(z, &m->comp_names, "fused_computation",
+			      &z->next_comp));
 	HloInstr **ops = malloc(sizeof *ops * (size_t)(c->nops + 1));
 	HloInstr **pars = malloc(sizeof *pars * (size_t)(c->nops + 1));
 	if (!fc || !ops || !pars) {
@@ -773,7 +799,9 @@ static HloInstr *wrap(Fz *z, HloInstr *c)
 		fc->root_explicit = true;
 		f = hlo_instr_new(outer, HLO_FUSION,
 				  shape_clone(&m->arena, c->shape),
-				  hlo_comp_unique_name(outer, "fusion"), n, ops);
+				  fresh_name(z, &outer->names, "fusion",
+					     &z->next_fusion),
+				  n, ops);
 	}
 	if (f)
 		set_kind(f, FK_LOOP); /* printed first, as XLA does */
@@ -792,15 +820,8 @@ static HloInstr *wrap(Fz *z, HloInstr *c)
 	calls->u.comps.n = 1;
 	calls->u.comps.v = v;
 	set_kind(f, kind_of_fusion(f));
-	/* f takes c's place in the program order. */
-	int at = -1;
-	for (int i = 0; i < outer->n; i++)
-		if (outer->instrs[i] == c)
-			at = i;
-	if (at >= 0) {
-		outer->instrs[outer->n - 1] = c;
-		outer->instrs[at] = f;
-	}
+	/* f is appended; the computation is re-sorted when the pass ends
+	 * (topo_sort puts it just before its first user). */
 	hlo_replace_all_uses(c, f);
 	pass_detach(c);
 	return f;
@@ -860,6 +881,47 @@ static HloInstr *param_for(Fz *z, HloInstr *f, HloInstr *o)
 	return par;
 }
 
+/* Copies the instructions of src other than its parameters into dst,
+ * parameter k standing for ops[k]. *po gets src's post order and *map
+ * the copy of po[i] at map[i]; each instruction of src gets its index
+ * in po as its mark (so map[x->mark] is x's copy). Returns the count,
+ * -1 on failure (z->failed set). The caller frees *po and *map. */
+static int inline_comp(Fz *z, HloComp *src, HloComp *dst, HloInstr *const *ops,
+		       int nops, HloInstr ***po, HloInstr ***map)
+{
+	int n = hlo_comp_post_order(src, po);
+	*map = n >= 0 ? calloc((size_t)n + 1, sizeof **map) : NULL;
+	if (!*map) {
+		z->failed = true;
+		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		(*po)[i]->mark = (unsigned)i;
+	HloInstr **sops = NULL;
+	int cap = 0;
+	for (int i = 0; i < n && !z->failed; i++) {
+		HloInstr *s = (*po)[i];
+		if (s->op == HLO_PARAMETER) {
+			(*map)[i] = s->param_no >= 0 && s->param_no < nops
+					    ? ops[s->param_no]
+					    : NULL;
+			z->failed |= !(*map)[i];
+			continue;
+		}
+		if (!grow((void **)&sops, &cap, s->nops + 1, sizeof *sops)) {
+			z->failed = true;
+			break;
+		}
+		for (int k = 0; k < s->nops; k++)
+			sops[k] = (*map)[s->ops[k]->mark];
+		(*map)[i] = pass_copy_instr(dst, s, sops,
+					    hlo_comp_unique_name(dst, s->name));
+		z->failed |= !(*map)[i];
+	}
+	free(sops);
+	return z->failed ? -1 : n;
+}
+
 /* A copy of p inside f's computation with p's operands read through f's
  * parameters (a fusion p is inlined). NULL on out of memory. */
 static HloInstr *copy_into(Fz *z, HloInstr *p, HloInstr *f)
@@ -882,34 +944,10 @@ static HloInstr *copy_into(Fz *z, HloInstr *p, HloInstr *f)
 		r = pass_copy_instr(fc, p, ops, hlo_comp_unique_name(fc, p->name));
 	} else {
 		/* Inline p's fused computation: its parameters map to ops. */
-		HloInstr **map = calloc((size_t)z->m->next_id + (size_t)pc->n + 1,
-					sizeof *map);
-		HloInstr **po = NULL;
-		int n = map ? hlo_comp_post_order(pc, &po) : -1;
-		for (int i = 0; i < n && !z->failed; i++) {
-			HloInstr *s = po[i];
-			if (s->op == HLO_PARAMETER) {
-				map[s->id] = s->param_no < p->nops
-						     ? ops[s->param_no]
-						     : NULL;
-				continue;
-			}
-			HloInstr **sops =
-				malloc(sizeof *sops * (size_t)(s->nops + 1));
-			if (!sops) {
-				z->failed = true;
-				break;
-			}
-			for (int k = 0; k < s->nops; k++)
-				sops[k] = map[s->ops[k]->id];
-			map[s->id] = pass_copy_instr(
-				fc, s, sops, hlo_comp_unique_name(fc, s->name));
-			free(sops);
-			if (!map[s->id])
-				z->failed = true;
-		}
+		HloInstr **po = NULL, **map = NULL;
+		int n = inline_comp(z, pc, fc, ops, p->nops, &po, &map);
 		if (n >= 0 && !z->failed)
-			r = map[pc->root->id];
+			r = map[pc->root->mark];
 		else
 			z->failed = true;
 		free(po);
@@ -1225,6 +1263,7 @@ static bool finish(Fz *z, PassCtx *cx, HloComp **comps, int nc)
 		z->failed = true;
 	free_seen(&z->seen);
 	free(z->touched);
+	namemap_free(&z->touched_names);
 	free(comps);
 	if (z->failed)
 		diag_error(cx->d, NULL, (SrcLoc){0, 0}, "%s: out of memory",
@@ -1236,6 +1275,7 @@ bool pass_fusion(HloModule *m, PassCtx *cx)
 {
 	Fz z = {.m = m, .log = cx->fusion_log, .pass = "fusion"};
 	namemap_init(&z.seen);
+	namemap_init(&z.touched_names);
 	if (z.log)
 		z.log->off = cx->fusion_off;
 	HloComp **comps;
@@ -1253,51 +1293,106 @@ bool pass_fusion(HloModule *m, PassCtx *cx)
 
 /* ---- multi-output fusion ------------------------------------------------- */
 
-/* Position of every instruction of c in its (topological) order. */
+/* Levels: level(x) > level(y) for every operand y of x, so b can depend
+ * on a only when level(b) > level(a). Merges only add dependencies:
+ * they raise levels (raise_levels), never lower them, so the invariant
+ * holds without re-sorting the computation after each merge. */
 typedef struct Order {
-	int *pos; /* by instruction id */
+	int *lv; /* by instruction id */
 	int cap;
+	HloInstr **stack; /* scratch for walks, c->n + 1 entries... grown */
+	int cap_stack;
 } Order;
 
-static bool order_build(Order *o, HloModule *m, HloComp *c)
+static bool order_fit(Order *o, HloModule *m, int nstack)
 {
 	if (o->cap < m->next_id + 1) {
-		int *p = realloc(o->pos, sizeof *p * (size_t)(m->next_id + 1));
+		int nc = (m->next_id + 1) * 2;
+		int *p = realloc(o->lv, sizeof *p * (size_t)nc);
 		if (!p)
 			return false;
-		o->pos = p;
-		o->cap = m->next_id + 1;
+		memset(p + o->cap, 0, sizeof *p * (size_t)(nc - o->cap));
+		o->lv = p;
+		o->cap = nc;
 	}
-	for (int i = 0; i < c->n; i++)
-		o->pos[c->instrs[i]->id] = i;
+	if (o->cap_stack < nstack + 1) {
+		void *v = realloc(o->stack, sizeof *o->stack * (size_t)(nstack + 1));
+		if (!v)
+			return false;
+		o->stack = v;
+		o->cap_stack = nstack + 1;
+	}
+	return true;
+}
+
+/* Levels of c's instructions from its (topological) order. */
+static bool order_build(Order *o, HloModule *m, HloComp *c)
+{
+	if (!order_fit(o, m, c->n))
+		return false;
+	for (int i = 0; i < c->n; i++) {
+		HloInstr *x = c->instrs[i];
+		int l = 0;
+		for (int k = 0; k < x->nops; k++)
+			if (x->ops[k]->parent == c && o->lv[x->ops[k]->id] >= l)
+				l = o->lv[x->ops[k]->id] + 1;
+		o->lv[x->id] = l;
+	}
+	return true;
+}
+
+/* After x got new operands: its level and its users' (transitively). */
+static bool raise_levels(Order *o, HloModule *m, HloInstr *x)
+{
+	HloComp *c = x->parent;
+	if (!order_fit(o, m, c->n + m->next_id))
+		return false;
+	int l = 0;
+	for (int k = 0; k < x->nops; k++)
+		if (x->ops[k]->parent == c && o->lv[x->ops[k]->id] >= l)
+			l = o->lv[x->ops[k]->id] + 1;
+	if (o->lv[x->id] < l)
+		o->lv[x->id] = l;
+	int sp = 0;
+	o->stack[sp++] = x;
+	while (sp) {
+		HloInstr *y = o->stack[--sp];
+		for (int i = 0; i < y->nusers; i++) {
+			HloInstr *u = y->users[i];
+			if (u->parent != c || o->lv[u->id] > o->lv[y->id])
+				continue;
+			o->lv[u->id] = o->lv[y->id] + 1;
+			if (sp < o->cap_stack)
+				o->stack[sp++] = u;
+		}
+	}
 	return true;
 }
 
 /* Does b depend on a (a path a -> ... -> b through operands)? Only
- * instructions after a in the order can lie on such a path. */
-static bool reaches(HloModule *m, const Order *o, HloInstr *a, HloInstr *b,
-		    HloInstr **stack)
+ * instructions of a higher level than a can lie on such a path. */
+static bool reaches(HloModule *m, Order *o, HloInstr *a, HloInstr *b)
 {
 	if (a == b)
 		return true;
-	int lo = o->pos[a->id];
-	if (o->pos[b->id] < lo)
+	int lo = o->lv[a->id];
+	if (o->lv[b->id] <= lo)
 		return false;
 	unsigned mk = hlo_new_mark(m);
 	int sp = 0;
-	stack[sp++] = b;
+	o->stack[sp++] = b;
 	b->mark = mk;
 	while (sp) {
-		HloInstr *x = stack[--sp];
+		HloInstr *x = o->stack[--sp];
 		for (int i = 0; i < x->nops; i++) {
 			HloInstr *y = x->ops[i];
 			if (y == a)
 				return true;
 			if (y->parent != x->parent || y->mark == mk ||
-			    o->pos[y->id] < lo)
+			    o->lv[y->id] <= lo || sp >= o->cap_stack)
 				continue;
 			y->mark = mk;
-			stack[sp++] = y;
+			o->stack[sp++] = y;
 		}
 	}
 	return false;
@@ -1405,7 +1500,8 @@ static int add_output(Fz *z, HloInstr *f, HloInstr *extra)
 	/* Single-output before: its users now read element 0. */
 	HloInstr *g = hlo_instr_new(outer, HLO_GET_TUPLE_ELEMENT,
 				    shape_clone(a, old_shape),
-				    hlo_comp_unique_name(outer, "get-tuple-element"),
+				    fresh_name(z, &outer->names, "get-tuple-element",
+					       &z->next_gte),
 				    0, NULL);
 	HloAttr *ix = g ? hlo_attr_set(g, A_INDEX, NULL) : NULL;
 	if (!ix) {
@@ -1433,7 +1529,8 @@ static bool reroute(Fz *z, HloInstr *f, int k, HloInstr *old)
 	Arena *a = &z->m->arena;
 	HloInstr *g = hlo_instr_new(outer, HLO_GET_TUPLE_ELEMENT,
 				    shape_clone(a, old->shape),
-				    hlo_comp_unique_name(outer, "get-tuple-element"),
+				    fresh_name(z, &outer->names, "get-tuple-element",
+					       &z->next_gte),
 				    1, &f);
 	HloAttr *ix = g ? hlo_attr_set(g, A_INDEX, NULL) : NULL;
 	if (!ix) {
@@ -1456,30 +1553,15 @@ static HloInstr *merge_siblings(Fz *z, HloInstr *a, HloInstr *b)
 	HloComp *bc = fused_comp(b);
 	bool b_tuple = bc->root->op == HLO_TUPLE;
 	/* Copy b's computation into a: b's parameters become a's. */
-	HloInstr **map = calloc((size_t)z->m->next_id + (size_t)bc->n + 1,
-				sizeof *map);
-	HloInstr **po = NULL;
-	int n = map ? hlo_comp_post_order(bc, &po) : -1;
 	HloComp *ac = fused_comp(a);
-	for (int i = 0; i < n && !z->failed; i++) {
-		HloInstr *s = po[i];
-		if (s->op == HLO_PARAMETER) {
-			map[s->id] = param_for(z, a, b->ops[s->param_no]);
-			continue;
-		}
-		HloInstr **sops = malloc(sizeof *sops * (size_t)(s->nops + 1));
-		if (!sops) {
-			z->failed = true;
-			break;
-		}
-		for (int k = 0; k < s->nops; k++)
-			sops[k] = map[s->ops[k]->id];
-		map[s->id] = pass_copy_instr(ac, s, sops,
-					     hlo_comp_unique_name(ac, s->name));
-		free(sops);
-		if (!map[s->id])
-			z->failed = true;
-	}
+	HloInstr **bops = malloc(sizeof *bops * (size_t)(b->nops + 1));
+	for (int i = 0; bops && i < b->nops && !z->failed; i++)
+		bops[i] = param_for(z, a, b->ops[i]);
+	HloInstr **po = NULL, **map = NULL;
+	int n = bops && !z->failed
+			? inline_comp(z, bc, ac, bops, b->nops, &po, &map)
+			: -1;
+	free(bops);
 	if (n < 0)
 		z->failed = true;
 	if (!z->failed) {
@@ -1488,7 +1570,7 @@ static HloInstr *merge_siblings(Fz *z, HloInstr *a, HloInstr *b)
 		bouts = b_tuple ? bc->root->ops : &bc->root;
 		int first = -1;
 		for (int k = 0; k < nb && !z->failed; k++) {
-			int at = add_output(z, a, map[bouts[k]->id]);
+			int at = add_output(z, a, map[bouts[k]->mark]);
 			if (k == 0)
 				first = at;
 		}
@@ -1542,7 +1624,7 @@ static const char *value_name(const HloInstr *x)
 }
 
 /* Tries sibling pairs among the users of o. */
-static bool siblings_of(Fz *z, HloInstr *o, Order *ord, HloInstr **stack)
+static bool siblings_of(Fz *z, HloInstr *o, Order *ord)
 {
 	HloComp *c = o->parent;
 	int nu = o->nusers < 8 ? o->nusers : 8;
@@ -1565,8 +1647,8 @@ static bool siblings_of(Fz *z, HloInstr *o, Order *ord, HloInstr **stack)
 				shape_text(s2, sizeof s2, loop_shape(b));
 				say(&v, false, "mof-shapes",
 				    "different loop shapes (%s vs %s)", s1, s2);
-			} else if (reaches(z->m, ord, a, b, stack) ||
-				   reaches(z->m, ord, b, a, stack)) {
+			} else if (reaches(z->m, ord, a, b) ||
+				   reaches(z->m, ord, b, a)) {
 				say(&v, false, "mof-cycle",
 				    "multi-output fusion creates a cycle: one "
 				    "of the two depends on the other");
@@ -1589,8 +1671,11 @@ static bool siblings_of(Fz *z, HloInstr *o, Order *ord, HloInstr **stack)
 				continue;
 			}
 			HloInstr *f = merge_siblings(z, a, b);
-			if (f)
+			if (f) {
 				record(z, an, bn, c->name, f->name, &v);
+				if (!raise_levels(ord, z->m, f))
+					z->failed = true;
+			}
 			z->nfused++;
 			return true;
 		}
@@ -1601,7 +1686,7 @@ static bool siblings_of(Fz *z, HloInstr *o, Order *ord, HloInstr **stack)
 /* Producer-consumer multi-output fusion: p (several users, not fused by
  * the fusion pass) joins its consumer c; its other users read it as an
  * extra output of c. */
-static bool producer_mof(Fz *z, HloInstr *p, Order *ord, HloInstr **stack)
+static bool producer_mof(Fz *z, HloInstr *p, Order *ord)
 {
 	if (p->nusers < 2 || mof_unfit(p) || group_of(p).nreduce ||
 	    group_of(p).ndot)
@@ -1618,8 +1703,7 @@ static bool producer_mof(Fz *z, HloInstr *p, Order *ord, HloInstr **stack)
 		bool cycle = false;
 		for (int k = 0; k < p->nusers && !cycle; k++)
 			if (p->users[k] != cons)
-				cycle = reaches(z->m, ord, p->users[k], cons,
-						stack);
+				cycle = reaches(z->m, ord, p->users[k], cons);
 		if (cycle) {
 			say(&v, false, "mof-cycle",
 			    "multi-output fusion creates a cycle: another "
@@ -1671,6 +1755,8 @@ static bool producer_mof(Fz *z, HloInstr *p, Order *ord, HloInstr **stack)
 			if (pc)
 				drop_comp(z, pc);
 		}
+		if (!raise_levels(ord, z->m, cons))
+			z->failed = true;
 		z->nfused++;
 		return true;
 	}
@@ -1680,39 +1766,48 @@ static bool producer_mof(Fz *z, HloInstr *p, Order *ord, HloInstr **stack)
 static void mof_comp(Fz *z, HloComp *c)
 {
 	Order ord = {0};
-	HloInstr **stack = NULL;
-	/* Each merge changes the graph: start over from the new order,
-	 * a bounded number of times. */
-	for (int round = 0; round < 4096 && !z->failed; round++) {
-		free(stack);
-		stack = malloc(sizeof *stack * (size_t)(c->n + 1));
-		if (!stack || !topo_sort(z->m, c) ||
-		    !order_build(&ord, z->m, c)) {
+	if (!topo_sort(z->m, c) || !order_build(&ord, z->m, c)) {
+		z->failed = true;
+		return;
+	}
+	/* Sweeps over the instructions as they stood at the sweep's start;
+	 * after a merge the same instruction is tried again. A sweep that
+	 * merges nothing ends it. */
+	for (int sweep = 0; sweep < 16 && !z->failed; sweep++) {
+		int n = c->n;
+		HloInstr **snap = malloc(sizeof *snap * (size_t)(n + 1));
+		if (!snap) {
 			z->failed = true;
 			break;
 		}
-		bool changed = false;
-		for (int i = 0; i < c->n && !changed && !z->failed; i++) {
-			HloInstr *x = c->instrs[i];
+		memcpy(snap, c->instrs, sizeof *snap * (size_t)n);
+		bool any = false;
+		for (int i = 0; i < n && !z->failed; i++) {
+			HloInstr *x = snap[i];
 			if (x->parent != c)
 				continue;
-			changed = producer_mof(z, x, &ord, stack);
-			if (!changed && x->nusers >= 2 &&
+			bool changed = producer_mof(z, x, &ord);
+			if (!changed && x->parent == c && x->nusers >= 2 &&
 			    shape_elements(x->shape) > 1)
-				changed = siblings_of(z, x, &ord, stack);
+				changed = siblings_of(z, x, &ord);
+			if (changed && x->parent == c)
+				i--; /* x may have more to give */
+			any |= changed;
 		}
+		free(snap);
 		pass_compact(c);
-		if (!changed)
+		if (!any)
 			break;
 	}
-	free(stack);
-	free(ord.pos);
+	free(ord.lv);
+	free(ord.stack);
 }
 
 bool pass_multi_output_fusion(HloModule *m, PassCtx *cx)
 {
 	Fz z = {.m = m, .log = cx->fusion_log, .pass = "multi-output-fusion"};
 	namemap_init(&z.seen);
+	namemap_init(&z.touched_names);
 	HloComp **comps;
 	int nc = code_comps(m, &comps);
 	if (nc < 0) {
@@ -1795,43 +1890,33 @@ void fusion_judge(const HloModule *m, const HloInstr *p, const HloInstr *c,
 	to_decision(out, p, c, &v);
 }
 
-bool fusion_force(HloModule *m, HloInstr *p, HloInstr *c, Diag *d,
+bool fusion_force(HloModule *m, HloInstr *p, HloInstr *c,
 		  FusionDecision *verdict, const char **made)
 {
-	Verdict v = {0};
-	const char *why = NULL;
+	fusion_judge(m, p, c, false, verdict);
 	if (p->parent != c->parent || !runs_as_code(m, c->parent) ||
-	    !among(c->ops, c->nops, p)) {
-		fusion_judge(m, p, c, false, verdict);
-		diag_error(d, NULL, (SrcLoc){0, 0}, "cannot fuse %s into %s: %s",
-			   p->name, c->name, verdict->reason);
+	    !among(c->ops, c->nops, p) ||
+	    !strcmp(verdict->rule, "consumer-not-fusible") ||
+	    !strcmp(verdict->rule, "producer-not-fusible"))
 		return false;
-	}
-	if ((why = unfusible(c)) || (why = unfusible(p))) {
-		fusion_judge(m, p, c, false, verdict);
-		diag_error(d, NULL, (SrcLoc){0, 0}, "cannot fuse %s into %s: %s",
-			   p->name, c->name, verdict->reason);
-		return false;
-	}
-	decide(p, c, false, &v);
-	to_decision(verdict, p, c, &v);
 	Fz z = {.m = m, .pass = "fuse"};
 	namemap_init(&z.seen);
+	namemap_init(&z.touched_names);
 	HloInstr *f = c->op == HLO_FUSION ? c : wrap(&z, c);
 	if (f)
 		fuse_into(&z, p, f);
-	HloComp *outer = f ? f->parent : NULL;
-	if (outer) {
-		pass_compact(outer);
-		if (!topo_sort(m, outer))
-			z.failed = true;
+	if (f && !z.failed) {
+		pass_compact(f->parent);
 		tidy_params(fused_comp(f));
-		if (!topo_sort(m, fused_comp(f)))
+		if (!topo_sort(m, f->parent) || !topo_sort(m, fused_comp(f)))
 			z.failed = true;
 	}
 	free_seen(&z.seen);
+	free(z.touched);
+	namemap_free(&z.touched_names);
 	if (z.failed || !f) {
-		diag_error(d, NULL, (SrcLoc){0, 0}, "fuse: out of memory");
+		free(verdict->reason);
+		verdict->reason = dup("out of memory");
 		return false;
 	}
 	*made = f->name;

@@ -80,9 +80,11 @@ void fusion_judge(const HloModule *m, const HloInstr *p, const HloInstr *c,
 /* Fuses producer p into consumer c of m whatever the pass's rules say,
  * when that is legal (c uses p, both can live in a fusion, and the
  * computation is one fusion runs in). m is changed in place (callers
- * pass a clone); *verdict is what the pass itself would have decided.
- * False, with an error in d, when the fusion is not legal. */
-bool fusion_force(HloModule *m, HloInstr *p, HloInstr *c, Diag *d,
+ * pass a clone); *verdict is what the pass itself would decide (its
+ * strings malloc'd: fusion_decision_free), and *made the fusion
+ * instruction p went into. False when the fusion is not legal or memory
+ * ran out: verdict->reason says why. */
+bool fusion_force(HloModule *m, HloInstr *p, HloInstr *c,
 		  FusionDecision *verdict, const char **made);
 
 #endif

@@ -132,6 +132,9 @@ bool cmd_why(Session *s, const CmdArgs *a)
 		return false;
 	const char *pa = repl_bare_name(a->argv[0]);
 	const char *pb = repl_bare_name(a->argv[1]);
+	if (!strcmp(pa, pb))
+		return repl_error(s, "'%s' twice: 'why' asks about a producer "
+				     "and a consumer", pa);
 	const FusionDecision *found[WHY_MAX];
 	int n = fusion_log_find(s->fusion_log, pa, pb, found, WHY_MAX);
 	if (n == 0)
@@ -140,8 +143,7 @@ bool cmd_why(Session *s, const CmdArgs *a)
 		fprintf(s->out, "(the fusion pass ran with 'set fusion off')\n");
 	for (int i = 0; i < n; i++) {
 		char tag[64];
-		snprintf(tag, sizeof tag, "yes (pass %s, step %d)",
-			 found[i]->pass, s->fusion_log_step);
+		snprintf(tag, sizeof tag, "yes (pass %s)", found[i]->pass);
 		print_decision(s, found[i], tag);
 	}
 	return true;
@@ -237,22 +239,28 @@ bool cmd_fuse(Session *s, const CmdArgs *a)
 		return repl_error(s, "no instruction named '%s'", !p ? na : nb);
 	}
 	int kernels = hlo_module_kernels(m);
-	Diag d;
-	diag_init(&d);
 	FusionDecision v;
 	const char *made = NULL;
-	bool ok = fusion_force(m, p, c, &d, &v, &made);
-	if (ok && !verify_module(m, &d, NULL)) {
-		/* A forced fusion that breaks the module is our bug. */
-		ok = false;
+	if (!fusion_force(m, p, c, &v, &made)) {
+		bool ok = repl_error(s, "cannot fuse %s into %s: %s", na, nb,
+				     v.reason ? v.reason : "out of memory");
+		fusion_decision_free(&v);
+		hlo_module_free(m);
+		return ok;
 	}
-	repl_print_diag(s, &d);
-	diag_free(&d);
-	if (!ok) {
+	Diag d;
+	diag_init(&d);
+	if (!verify_module(m, &d, NULL)) {
+		/* A forced fusion that breaks the module is our bug. */
+		repl_error(s, "internal error: 'fuse %s %s' broke the module",
+			   na, nb);
+		repl_print_diag(s, &d);
+		diag_free(&d);
 		fusion_decision_free(&v);
 		hlo_module_free(m);
 		return false;
 	}
+	diag_free(&d);
 	char label[80], into[64];
 	snprintf(into, sizeof into, "%s", made);
 	snprintf(label, sizeof label, "fuse %s %s", na, nb);
@@ -262,15 +270,13 @@ bool cmd_fuse(Session *s, const CmdArgs *a)
 		return false;
 	}
 	char h[32];
-	fprintf(s->out, "fuse: producer=%s consumer=%s into=%s kernels=%d->%d\n",
-		na, nb, into, kernels, kernels_after);
-	if (v.fused)
-		fprintf(s->out, "  the fusion pass would fuse them too "
-				"(%s): %s\n",
-			v.rule, v.reason);
-	else
-		fprintf(s->out, "  the fusion pass would not (%s): %s\n",
-			v.rule, v.reason);
+	fprintf(s->out,
+		"fuse: producer=%s consumer=%s into=%s kernels=%d->%d "
+		"bytes_saved=%lld pass_would_fuse=%s rule=%s\n",
+		na, nb, into, kernels, kernels_after,
+		(long long)v.bytes_saved, yes_no(v.fused), v.rule);
+	fprintf(s->out, "  the fusion pass %s: %s\n",
+		v.fused ? "would fuse them too" : "would not", v.reason);
 	fprintf(s->out, "  cost model: %s %s of memory traffic\n",
 		v.bytes_saved >= 0 ? "saves" : "adds",
 		repl_bytes(h, sizeof h,

@@ -193,8 +193,13 @@ static const Command commands[] = {
 	 "For every kernel of the entry computation (or only NAME): flops,\n"
 	 "bytes read and written, arithmetic intensity, and the time a\n"
 	 "roofline model predicts on this machine's CPU and on an H200, with\n"
-	 "whether it is bound by memory or compute; then the totals. The\n"
-	 "machine figures are options ('set' lists them).\n"
+	 "whether it is bound by memory or compute; then the totals and\n"
+	 "'cost: flops=X bytes_read=Y bytes_written=Z intensity=I cpu_us=A\n"
+	 "gpu_us=B'. Past 20 kernels only the slowest 20 are listed (the\n"
+	 "totals count all). A fusion is one kernel reading its operands\n"
+	 "once ('cost FUSION' shows what each fused instruction adds); a\n"
+	 "while counts its body once. The machine figures are options\n"
+	 "('set' lists them).\n"
 	 "\n"
 	 "Example:\n"
 	 "  cost\n"
@@ -203,9 +208,11 @@ static const Command commands[] = {
 	{"memory", "memory [--svg PATH]",
 	 "Buffers, live ranges and peak memory of the entry computation.",
 	 "Assigns buffers to the entry computation's values in program order:\n"
-	 "each buffer's size, live range and which buffers share memory, and\n"
-	 "the peak. Compared with the previous history step when there is\n"
-	 "one. '--svg PATH' also draws the buffers' lifetimes as a chart.\n"
+	 "'memory: buffers=N temps=T peak_bytes=P arena_bytes=A\n"
+	 "total_bytes=S', then the largest buffers with their size, live\n"
+	 "range and which buffers share their memory. Compared with the\n"
+	 "previous history step when there is one. '--svg PATH' also draws\n"
+	 "the buffers' lifetimes as a chart.\n"
 	 "\n"
 	 "Example:\n"
 	 "  memory\n"
@@ -214,9 +221,15 @@ static const Command commands[] = {
 	{"render", "render PATH [NAME [DEPTH]]",
 	 "Draw the graph (.svg, .png, .pdf or .dot by extension).",
 	 "Draws the current module as XLA's graph dumper does (colours per\n"
-	 "opcode kind, fusions as boxes) into PATH; the extension picks the\n"
-	 "format. With NAME, only the neighbourhood of that instruction up to\n"
-	 "DEPTH edges (default 2).\n"
+	 "opcode kind, small constants written into their users, reducers\n"
+	 "named, while bodies as boxes) into PATH; the extension picks the\n"
+	 "format (.dot is the DOT text; the others are drawn in-process by\n"
+	 "Graphviz). Fusions are boxes with their insides, or one node each\n"
+	 "after 'set fusions collapsed'. With NAME, only the neighbourhood of\n"
+	 "that instruction up to DEPTH edges (default 2), cut-off edges\n"
+	 "dashed. Above 400 nodes the picture falls back to collapsed fusions,\n"
+	 "then to the neighbourhood of what the last step changed, and a\n"
+	 "'note:' line says so.\n"
 	 "\n"
 	 "Example:\n"
 	 "  render /tmp/g.svg\n"
@@ -224,9 +237,11 @@ static const Command commands[] = {
 	 "Inspecting", 1, 3, cmd_render, NULL},
 	{"compare", "compare PATH [A [B]]",
 	 "Before/after picture of two history steps side by side.",
-	 "Draws history steps A and B (default: before and after the last\n"
-	 "step) as two panels, with added, removed and changed instructions\n"
-	 "coloured and a legend.\n"
+	 "Draws history steps A and B (numbers from 'history'; default: the\n"
+	 "step before the current one and the current one) as two panels in\n"
+	 "one picture, with added, removed and changed instructions coloured,\n"
+	 "fusions boxed and a legend. The format follows the extension as for\n"
+	 "'render'; each panel falls back on its own above 200 nodes.\n"
 	 "\n"
 	 "Example:\n"
 	 "  pass fusion\n"
@@ -234,27 +249,36 @@ static const Command commands[] = {
 	 "Inspecting", 1, 3, cmd_compare, NULL},
 	{"report", "report PATH.html",
 	 "One self-contained HTML page of the whole session history.",
-	 "Writes every history step (what made it, its stats, the text diff\n"
-	 "and before/after pictures, with pan and zoom) into one HTML file\n"
-	 "that needs no network.\n"
+	 "Writes every history step (what made it, its stats line, the text\n"
+	 "diff and the before/after picture as 'compare' draws it) into one\n"
+	 "HTML file that needs no network: pictures are inline SVG, with pan\n"
+	 "(drag), zoom (wheel, + and -) and fit by an inline script.\n"
 	 "\n"
 	 "Example:\n"
 	 "  report /tmp/session.html\n",
 	 "Inspecting", 1, 1, cmd_report, NULL},
 	{"example", "example [NAME]",
 	 "Load a built-in example module (list them with no argument).",
-	 "Loads one of the built-in example modules as a new history step.\n"
-	 "With no argument, lists them with a line each.\n"
+	 "Loads one of the built-in example modules as a new history step,\n"
+	 "as 'load' would load the same text from a file ('undo' goes back).\n"
+	 "They are realistic graphs in XLA's text format, as jax.jit dumps\n"
+	 "them: elementwise (GELU), softmax, layer-norm, mlp, attention,\n"
+	 "conv-pool (convolution + relu + max-pool), while-loop and embedding\n"
+	 "(gather). With no argument, lists them with a line each.\n"
 	 "\n"
 	 "Example:\n"
 	 "  example\n"
-	 "  example softmax\n",
+	 "  example softmax\n"
+	 "  run interp\n",
 	 "Modules", 0, 1, cmd_example, cmd_complete_examples},
 	{"explain", "explain OP|PASS|CONCEPT",
 	 "Explain an opcode, a pass or a compiler concept.",
-	 "Prints a short explanation of an HLO opcode's semantics, of a pass,\n"
-	 "or of a concept of the XLA pipeline (fusion, buffer-assignment,\n"
-	 "...). With no argument, lists the topics.\n"
+	 "Prints a short explanation of an HLO opcode's semantics (operands,\n"
+	 "attributes, result shape), of a pass, or of a concept of the XLA\n"
+	 "pipeline (hlo, layout, fusion-kinds, buffer-assignment, jit-vs-aot,\n"
+	 "ptx, ...). A name that is several of these (fusion) prints each.\n"
+	 "With no argument, lists the topics by group; an unknown topic is\n"
+	 "answered with the close ones.\n"
 	 "\n"
 	 "Example:\n"
 	 "  explain reduce\n"

@@ -24,6 +24,7 @@
 #include "diag.h"
 #include "hlo.h"
 #include "parse.h"
+#include "passes/pass.h"
 #include "strbuf.h"
 #include "verify.h"
 
@@ -150,7 +151,82 @@ static double load_once(const char *text, size_t len, int *count)
 typedef struct Result {
 	int n, count;
 	double median_ns, min_ns;
+	double pipe_median_ns, pipe_min_ns;
 } Result;
+
+/* The default pipeline over m, pass by pass as `pipeline` runs it (each
+ * on a clone, verified); returns elapsed ns, -1 on failure. pass_ns[i]
+ * gets each pass's own time. */
+static double pipeline_once(const HloModule *m, double *pass_ns)
+{
+	int n;
+	const char *const *steps = pipeline_find("default", &n);
+	double t0 = now_ns();
+	HloModule *cur = NULL;
+	const HloModule *in = m;
+	for (int i = 0; i < n; i++) {
+		Diag d;
+		diag_init(&d);
+		PassCtx cx = {.d = &d, .fold_max_elems = 1 << 16};
+		PassResult r;
+		double ts = now_ns();
+		bool ok = pass_apply(in, pass_find(steps[i]), &cx, &r);
+		pass_ns[i] = now_ns() - ts;
+		if (!ok) {
+			fprintf(stderr, "bench: %s failed:\n%s", steps[i],
+				diag_text(&d));
+			diag_free(&d);
+			hlo_module_free(cur);
+			return -1;
+		}
+		diag_free(&d);
+		hlo_module_free(cur);
+		in = cur = r.m;
+	}
+	double t1 = now_ns();
+	hlo_module_free(cur);
+	return t1 - t0;
+}
+
+static bool run_pipeline(const char *text, size_t len, int runs, Result *r)
+{
+	SrcFile src = {.name = "<bench>", .text = text, .len = len};
+	Diag d;
+	diag_init(&d);
+	HloModule *m = parse_module(&src, &d, NULL);
+	diag_free(&d);
+	if (!m)
+		return false;
+	int np;
+	const char *const *steps = pipeline_find("default", &np);
+	double t[21], pass_ns[32][21];
+	double one[32];
+	if (pipeline_once(m, one) < 0) { /* warm-up */
+		hlo_module_free(m);
+		return false;
+	}
+	for (int i = 0; i < runs; i++) {
+		t[i] = pipeline_once(m, one);
+		for (int k = 0; k < np && k < 32; k++)
+			pass_ns[k][i] = one[k];
+	}
+	hlo_module_free(m);
+	qsort(t, (size_t)runs, sizeof t[0], cmp_double);
+	r->pipe_median_ns = t[runs / 2];
+	r->pipe_min_ns = t[0];
+	printf("bench: pipeline n=%d runs=%d median_ms=%.3f min_ms=%.3f "
+	       "per_instr_ns=%.1f\n",
+	       r->n, runs, r->pipe_median_ns / 1e6, r->pipe_min_ns / 1e6,
+	       r->pipe_median_ns / r->count);
+	printf("bench:   per pass (median ms, clone + pass + verify):");
+	for (int k = 0; k < np && k < 32; k++) {
+		qsort(pass_ns[k], (size_t)runs, sizeof pass_ns[k][0],
+		      cmp_double);
+		printf(" %s=%.2f", steps[k], pass_ns[k][runs / 2] / 1e6);
+	}
+	printf("\n");
+	return true;
+}
 
 static bool run_size(int n, Result *r)
 {
@@ -178,8 +254,9 @@ static bool run_size(int n, Result *r)
 	       "min_ms=%.3f per_instr_ns=%.1f mb_per_s=%.1f\n",
 	       n, r->count, b.len, runs, r->median_ns / 1e6, r->min_ns / 1e6,
 	       r->median_ns / r->count, (double)b.len / r->median_ns * 1e3);
+	bool ok = run_pipeline(sb_str(&b), b.len, runs, r);
 	sb_free(&b);
-	return true;
+	return ok;
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,546 @@
+/* cost.c - the cost model: flops, transcendentals and bytes per kernel
+ * (see cost.h for what a kernel is), as XLA's HloCostAnalysis counts
+ * them, and a roofline time per machine.
+ *
+ * Flops, per instruction (elements are the result's unless said):
+ *   elementwise ops (add, compare, select, convert, clamp, ...): 1 per
+ *     element; copy moves data and costs none;
+ *   transcendental ops (exp, log, tanh, logistic, sin, cos, sqrt, rsqrt,
+ *     cbrt, power, atan2, erf, ...: elementwise ops the opcode table marks
+ *     expensive, except divide and remainder): 1 flop and 1
+ *     transcendental per element;
+ *   dot: 2 * M * N * K with the batch dims, i.e. 2 * result elements *
+ *     product of the lhs contracting dims;
+ *   convolution: 2 * result elements * kernel window size * input
+ *     features / feature_group_count;
+ *   reduce: input elements * the reducer's flops (add: 1); reduce-window:
+ *     result elements * window size * the reducer's; scatter: update
+ *     elements * the combiner's; select-and-scatter: source elements *
+ *     (window size * the select's + the scatter's); map: elements * the
+ *     mapped computation's; sort: elements * log2(sorted dim) * the
+ *     comparator's; all-reduce / reduce-scatter: elements * the
+ *     reducer's;
+ *   fft: 5 * elements * log2(fft length); cholesky: elements * n / 3;
+ *     triangular-solve: b's elements * a's n; batch-norm: 4 (inference),
+ *     7 (training), 12 (grad) per element;
+ *   data movement (broadcast, reshape, transpose, slice, concatenate,
+ *     pad, gather, dynamic-(update-)slice, iota, ...), collectives other
+ *     than the reducing ones, custom-calls, rng: 0.
+ * A computation's flops are the sum over its instructions; a fusion's are
+ * its fused computation's.
+ *
+ * Bytes, per kernel: every operand is read whole and the result written
+ * whole (tuples: the sum of their leaves), except that slice, gather and
+ * dynamic-slice read only what they return of their operand, and
+ * dynamic-update-slice updates in place (reads the update, writes it).
+ * A fusion reads its operands once and writes its result once; an
+ * operand that the fused computation reaches only through slices or
+ * dynamic-slices counts only the bytes those read, one never used
+ * inside counts nothing.
+ *
+ * Control flow: call is the sum of its computation's kernels; while is
+ * its body's and condition's kernels counted once (the trip count is not
+ * known: XLA does the same); conditional takes, figure by figure, the
+ * most expensive branch (only one runs); async-start its wrapped
+ * computation (async-update/-done cost nothing).
+ *
+ * Computations reached several times are costed once (a memo), so
+ * shared reducers and nested calls stay linear. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cost.h"
+
+enum {
+	MAX_DEPTH = 64, /* calls nested deeper than this cost nothing */
+};
+
+/* --- small arithmetic ------------------------------------------------ */
+
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+static void cost_add(Cost *into, const Cost *c)
+{
+	into->flops += c->flops;
+	into->transcendentals += c->transcendentals;
+	into->bytes_read = sat_add(into->bytes_read, c->bytes_read);
+	into->bytes_written = sat_add(into->bytes_written, c->bytes_written);
+}
+
+static void cost_max(Cost *into, const Cost *c)
+{
+	into->flops = fmax(into->flops, c->flops);
+	into->transcendentals = fmax(into->transcendentals, c->transcendentals);
+	if (c->bytes_read > into->bytes_read)
+		into->bytes_read = c->bytes_read;
+	if (c->bytes_written > into->bytes_written)
+		into->bytes_written = c->bytes_written;
+}
+
+static int64_t nbytes(const Shape *s)
+{
+	int64_t b = s ? shape_bytes(s) : 0;
+	return b > 0 ? b : 0;
+}
+
+static double nelems(const Shape *s)
+{
+	int64_t n = s ? shape_elements(s) : 0;
+	return n > 0 ? (double)n : 0;
+}
+
+/* Elements of the first array leaf (variadic reduces and sorts return
+ * tuples of equally shaped arrays). */
+static double first_elems(const Shape *s)
+{
+	while (s && s->type == DT_TUPLE)
+		s = s->ntuple ? s->tuple[0] : NULL;
+	return nelems(s);
+}
+
+static double dim(const Shape *s, int64_t d)
+{
+	if (!s || s->type == DT_TUPLE || d < 0 || d >= s->rank)
+		return 0;
+	return s->dims[d] > 0 ? (double)s->dims[d] : 0;
+}
+
+static const Shape *op_shape(const HloInstr *ins, int i)
+{
+	return i < ins->nops ? ins->ops[i]->shape : NULL;
+}
+
+/* --- the memo: one entry per (computation, what) ------------------- */
+
+typedef enum { M_FLOPS, M_KERNELS } MemoKind;
+
+typedef struct {
+	const HloComp *c; /* NULL: empty */
+	MemoKind kind;
+	Cost v;
+} MemoEnt;
+
+typedef struct {
+	MemoEnt *e;
+	size_t cap, n; /* cap: a power of two, or 0 */
+	int depth;
+} Memo;
+
+static size_t memo_hash(const HloComp *c, MemoKind k)
+{
+	uintptr_t p = (uintptr_t)c;
+	return (size_t)((p >> 4) * 2654435761u) ^ (size_t)k;
+}
+
+static MemoEnt *memo_find(Memo *mo, const HloComp *c, MemoKind k)
+{
+	if (!mo->cap)
+		return NULL;
+	for (size_t i = memo_hash(c, k) & (mo->cap - 1);;
+	     i = (i + 1) & (mo->cap - 1)) {
+		MemoEnt *e = &mo->e[i];
+		if (!e->c || (e->c == c && e->kind == k))
+			return e;
+	}
+}
+
+static bool memo_grow(Memo *mo)
+{
+	size_t cap = mo->cap ? mo->cap * 2 : 64;
+	MemoEnt *e = calloc(cap, sizeof *e), *old = mo->e;
+	if (!e)
+		return false;
+	size_t oldcap = mo->cap;
+	mo->e = e;
+	mo->cap = cap;
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i].c)
+			*memo_find(mo, old[i].c, old[i].kind) = old[i];
+	free(old);
+	return true;
+}
+
+/* Remembers v (without a memo, out of memory: nothing is remembered). */
+static void memo_put(Memo *mo, const HloComp *c, MemoKind k, Cost v)
+{
+	if ((mo->n + 1) * 2 > mo->cap && !memo_grow(mo))
+		return;
+	MemoEnt *e = memo_find(mo, c, k);
+	if (!e->c)
+		mo->n++;
+	*e = (MemoEnt){c, k, v};
+}
+
+static void memo_free(Memo *mo) { free(mo->e); }
+
+/* --- flops of one instruction --------------------------------------- */
+
+static Cost comp_flops(Memo *mo, const HloComp *c);
+static Cost flops_of(Memo *mo, const HloInstr *ins);
+
+static bool is_transcendental(const HloInstr *ins)
+{
+	unsigned f = hlo_opcode_flags(ins->op);
+	return (f & XF_EW) && (f & XF_EXP) && ins->op != HLO_DIVIDE &&
+	       ins->op != HLO_REMAINDER;
+}
+
+/* Flops of one application of the computation attribute k. */
+static Cost applied(Memo *mo, const HloInstr *ins, AttrKey k)
+{
+	HloComp *c = hlo_attr_comp(ins, k);
+	return c ? comp_flops(mo, c) : (Cost){0};
+}
+
+static Cost times(Cost c, double n)
+{
+	return (Cost){c.flops * n, c.transcendentals * n, 0, 0};
+}
+
+/* Product of the lhs contracting dims: K of 2*M*N*K. */
+static double dot_k(const HloInstr *ins)
+{
+	int n;
+	const int64_t *d = hlo_attr_ints(ins, A_LHS_CONTRACTING_DIMS, &n);
+	double k = 1;
+	for (int i = 0; i < n; i++)
+		k *= dim(op_shape(ins, 0), d[i]);
+	return k;
+}
+
+static double dot_flops(const HloInstr *ins)
+{
+	return 2 * first_elems(ins->shape) * dot_k(ins);
+}
+
+static double conv_flops(const HloInstr *ins)
+{
+	const HloAttr *at = hlo_attr_find(ins, A_DIM_LABELS);
+	const Shape *in = op_shape(ins, 0), *k = op_shape(ins, 1);
+	if (!at || !at->u.conv || !in || !k)
+		return 0;
+	const ConvDims *cd = at->u.conv;
+	double window = 1;
+	for (int i = 0; i < cd->nspatial; i++)
+		window *= dim(k, cd->k_spatial[i]);
+	int64_t groups = 1;
+	hlo_attr_int(ins, A_FEATURE_GROUP_COUNT, &groups);
+	double features =
+		dim(in, cd->in_feature) / (double)(groups > 0 ? groups : 1);
+	return 2 * first_elems(ins->shape) * window * features;
+}
+
+static double window_size(const HloInstr *ins)
+{
+	const HloAttr *at = hlo_attr_find(ins, A_WINDOW);
+	double w = 1;
+	for (int i = 0; at && i < at->u.window.n; i++)
+		w *= (double)(at->u.window.v[i].size > 0
+				      ? at->u.window.v[i].size
+				      : 0);
+	return w;
+}
+
+static Cost scatter_flops(Memo *mo, const HloInstr *ins)
+{
+	/* operands: N inputs, the indices, N updates */
+	int n = (ins->nops - 1) / 2;
+	return times(applied(mo, ins, A_TO_APPLY),
+		     nelems(op_shape(ins, n + 1)));
+}
+
+static Cost select_scatter_flops(Memo *mo, const HloInstr *ins)
+{
+	double src = nelems(op_shape(ins, 1));
+	Cost c = times(applied(mo, ins, A_SELECT), src * window_size(ins));
+	Cost s = times(applied(mo, ins, A_SCATTER), src);
+	cost_add(&c, &s);
+	return c;
+}
+
+static Cost sort_flops(Memo *mo, const HloInstr *ins)
+{
+	int n;
+	const int64_t *d = hlo_attr_ints(ins, A_DIMENSIONS, &n);
+	double len = n ? dim(op_shape(ins, 0), d[0]) : 0;
+	double steps = len > 1 ? ceil(log2(len)) : 0;
+	return times(applied(mo, ins, A_TO_APPLY),
+		     nelems(op_shape(ins, 0)) * steps);
+}
+
+static double fft_flops(const HloInstr *ins)
+{
+	int n;
+	const int64_t *len = hlo_attr_ints(ins, A_FFT_LENGTH, &n);
+	double l = 1;
+	for (int i = 0; i < n; i++)
+		l *= len[i] > 0 ? (double)len[i] : 1;
+	return l > 1 ? 5 * first_elems(ins->shape) * log2(l) : 0;
+}
+
+static double last_dim(const Shape *s)
+{
+	return s && s->type != DT_TUPLE && s->rank ? dim(s, s->rank - 1) : 0;
+}
+
+/* Sum (or, for a conditional, the maximum) of what the called
+ * computations cost, per kind. */
+static Cost called_sum(Memo *mo, const HloInstr *ins, MemoKind k);
+
+static Cost flops_of(Memo *mo, const HloInstr *ins)
+{
+	double out = first_elems(ins->shape);
+	switch (ins->op) {
+	case HLO_COPY:
+		return (Cost){0};
+	case HLO_MAP:
+		return times(applied(mo, ins, A_TO_APPLY), out);
+	case HLO_DOT:
+	case HLO_RAGGED_DOT:
+	case HLO_SCALED_DOT:
+		return (Cost){dot_flops(ins), 0, 0, 0};
+	case HLO_CONVOLUTION:
+		return (Cost){conv_flops(ins), 0, 0, 0};
+	case HLO_REDUCE:
+		return times(applied(mo, ins, A_TO_APPLY),
+			     nelems(op_shape(ins, 0)));
+	case HLO_REDUCE_WINDOW:
+		return times(applied(mo, ins, A_TO_APPLY),
+			     out * window_size(ins));
+	case HLO_ALL_REDUCE:
+	case HLO_ALL_REDUCE_START:
+	case HLO_REDUCE_SCATTER:
+		return times(applied(mo, ins, A_TO_APPLY),
+			     first_elems(op_shape(ins, 0)));
+	case HLO_SCATTER:
+		return scatter_flops(mo, ins);
+	case HLO_SELECT_AND_SCATTER:
+		return select_scatter_flops(mo, ins);
+	case HLO_SORT:
+		return sort_flops(mo, ins);
+	case HLO_FFT:
+		return (Cost){fft_flops(ins), 0, 0, 0};
+	case HLO_CHOLESKY:
+		return (Cost){out * last_dim(ins->shape) / 3, 0, 0, 0};
+	case HLO_TRIANGULAR_SOLVE:
+		return (Cost){nelems(op_shape(ins, 1)) *
+				      last_dim(op_shape(ins, 0)),
+			      0, 0, 0};
+	case HLO_BATCH_NORM_INFERENCE:
+		return (Cost){4 * out, 0, 0, 0};
+	case HLO_BATCH_NORM_TRAINING:
+		return (Cost){7 * out, 0, 0, 0};
+	case HLO_BATCH_NORM_GRAD:
+		return (Cost){12 * out, 0, 0, 0};
+	case HLO_FUSION:
+	case HLO_CALL:
+	case HLO_WHILE:
+	case HLO_CONDITIONAL:
+	case HLO_ASYNC_START:
+		return called_sum(mo, ins, M_FLOPS);
+	default:
+		break;
+	}
+	if (!(hlo_opcode_flags(ins->op) & XF_EW))
+		return (Cost){0};
+	return (Cost){out, is_transcendental(ins) ? out : 0, 0, 0};
+}
+
+/* --- bytes and kernels ------------------------------------------------ */
+
+static Cost kernel_cost(Memo *mo, const HloInstr *ins);
+
+static Cost comp_sum(Memo *mo, const HloComp *c, MemoKind k)
+{
+	MemoEnt *e = memo_find(mo, c, k);
+	if (e && e->c)
+		return e->v;
+	Cost sum = {0};
+	if (mo->depth >= MAX_DEPTH)
+		return sum;
+	mo->depth++;
+	for (int i = 0; i < c->n; i++) {
+		Cost one = k == M_FLOPS ? flops_of(mo, c->instrs[i])
+					: kernel_cost(mo, c->instrs[i]);
+		cost_add(&sum, &one);
+	}
+	mo->depth--;
+	memo_put(mo, c, k, sum);
+	return sum;
+}
+
+static Cost comp_flops(Memo *mo, const HloComp *c)
+{
+	return comp_sum(mo, c, M_FLOPS);
+}
+
+static Cost called_sum(Memo *mo, const HloInstr *ins, MemoKind k)
+{
+	Cost sum = {0};
+	int n = hlo_instr_ncalled(ins);
+	for (int i = 0; i < n; i++) {
+		Cost one = comp_sum(mo, hlo_instr_called_at(ins, i), k);
+		if (ins->op == HLO_CONDITIONAL)
+			cost_max(&sum, &one);
+		else
+			cost_add(&sum, &one);
+	}
+	return sum;
+}
+
+/* Does the fused parameter p reach the fusion only through slices?
+ * Returns the bytes those slices read (or -1: p is read some other way,
+ * so the whole operand counts). */
+static int64_t sliced_bytes(const HloInstr *p)
+{
+	if (p == p->parent->root)
+		return -1;
+	int64_t sum = 0;
+	for (int i = 0; i < p->nusers; i++) {
+		const HloInstr *u = p->users[i];
+		bool slice = u->op == HLO_SLICE || u->op == HLO_DYNAMIC_SLICE;
+		if (!slice || u->ops[0] != p)
+			return -1;
+		for (int j = 1; j < u->nops; j++) /* p as a start index */
+			if (u->ops[j] == p)
+				return -1;
+		sum = sat_add(sum, nbytes(u->shape));
+	}
+	return sum;
+}
+
+static int64_t fusion_operand_bytes(const HloInstr *f, int i)
+{
+	int64_t whole = nbytes(f->ops[i]->shape);
+	HloComp *c = hlo_attr_comp(f, A_CALLS);
+	const HloInstr *p = c ? hlo_comp_param(c, i) : NULL;
+	if (!p)
+		return whole;
+	int64_t s = sliced_bytes(p);
+	return s >= 0 && s < whole ? s : whole;
+}
+
+int64_t cost_operand_bytes(const HloInstr *ins, int i)
+{
+	if (i < 0 || i >= ins->nops)
+		return 0;
+	int64_t whole = nbytes(ins->ops[i]->shape);
+	int64_t out = nbytes(ins->shape);
+	switch (ins->op) {
+	case HLO_FUSION:
+		return fusion_operand_bytes(ins, i);
+	case HLO_SLICE:
+	case HLO_DYNAMIC_SLICE:
+	case HLO_GATHER:
+		return i == 0 && out < whole ? out : whole;
+	case HLO_DYNAMIC_UPDATE_SLICE:
+		return i == 0 ? 0 : whole; /* in place */
+	default:
+		return whole;
+	}
+}
+
+static int64_t written_bytes(const HloInstr *ins)
+{
+	if (ins->op == HLO_DYNAMIC_UPDATE_SLICE && ins->nops > 1)
+		return nbytes(ins->ops[1]->shape);
+	return nbytes(ins->shape);
+}
+
+static bool launches_nothing(HloOpcode op)
+{
+	switch (op) {
+	case HLO_PARAMETER:
+	case HLO_CONSTANT:
+	case HLO_TUPLE:
+	case HLO_GET_TUPLE_ELEMENT:
+	case HLO_BITCAST:
+	case HLO_ASYNC_UPDATE:
+	case HLO_ASYNC_DONE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static Cost kernel_cost(Memo *mo, const HloInstr *ins)
+{
+	if (launches_nothing(ins->op))
+		return (Cost){0};
+	switch (ins->op) {
+	case HLO_CALL:
+	case HLO_WHILE:
+	case HLO_CONDITIONAL:
+	case HLO_ASYNC_START:
+		if (hlo_instr_ncalled(ins))
+			return called_sum(mo, ins, M_KERNELS);
+		break;
+	default:
+		break;
+	}
+	Cost c = flops_of(mo, ins);
+	for (int i = 0; i < ins->nops; i++)
+		c.bytes_read =
+			sat_add(c.bytes_read, cost_operand_bytes(ins, i));
+	c.bytes_written = written_bytes(ins);
+	return c;
+}
+
+/* --- public ------------------------------------------------------------ */
+
+Cost cost_instr(const HloInstr *ins)
+{
+	Memo mo = {0};
+	Cost c = kernel_cost(&mo, ins);
+	memo_free(&mo);
+	return c;
+}
+
+Cost cost_flops(const HloInstr *ins)
+{
+	Memo mo = {0};
+	Cost c = flops_of(&mo, ins);
+	memo_free(&mo);
+	return c;
+}
+
+Cost cost_module(const HloModule *m)
+{
+	Cost sum = {0};
+	if (!m->entry)
+		return sum;
+	Memo mo = {0};
+	for (int i = 0; i < m->entry->n; i++) {
+		Cost one = kernel_cost(&mo, m->entry->instrs[i]);
+		cost_add(&sum, &one);
+	}
+	memo_free(&mo);
+	return sum;
+}
+
+int64_t cost_bytes_moved(const HloModule *m)
+{
+	Cost c = cost_module(m);
+	return sat_add(c.bytes_read, c.bytes_written);
+}
+
+double cost_roofline_s(const Cost *c, const CostMachine *mc, bool *memory_bound)
+{
+	double bytes = (double)c->bytes_read + (double)c->bytes_written;
+	double tm = mc->gbps > 0 ? bytes / (mc->gbps * 1e9) : 0;
+	double tc = mc->gflops > 0 ? c->flops / (mc->gflops * 1e9) : 0;
+	if (memory_bound)
+		*memory_bound = tm >= tc;
+	return tm >= tc ? tm : tc;
+}
+
+double cost_intensity(const Cost *c)
+{
+	double bytes = (double)c->bytes_read + (double)c->bytes_written;
+	return bytes > 0 ? c->flops / bytes : 0;
+}

@@ -1,0 +1,429 @@
+/* test_cost.c - the cost model on small modules whose flops and bytes are
+ * worked out by hand in the comments (an elementwise chain, a batched
+ * dot, convolutions, a reduce, fusions reading slices, a while, a
+ * conditional), the roofline, and the whole corpus: no crash, no
+ * negative figure, and the module's cost is the sum of its kernels'. */
+#include <math.h>
+
+#include "passes/cost.h"
+#include "testutil.h"
+
+static HloModule *load(const char *text)
+{
+	Diag d;
+	diag_init(&d);
+	HloModule *m = load_verified("t.hlo", text, strlen(text), &d);
+	if (!m)
+		fail_msg("%s\n%s", diag_text(&d), text);
+	diag_free(&d);
+	return m;
+}
+
+static const HloInstr *find(const HloModule *m, const char *name)
+{
+	for (int i = 0; i < m->ncomps; i++) {
+		HloInstr *ins = hlo_comp_find(m->comps[i], name);
+		if (ins)
+			return ins;
+	}
+	fail_msg("no instruction %s", name);
+	return NULL;
+}
+
+static void assert_cost(Cost c, double flops, double trans, int64_t rd,
+			int64_t wr)
+{
+	if (c.flops != flops || c.transcendentals != trans ||
+	    c.bytes_read != rd || c.bytes_written != wr)
+		fail_msg("got flops=%g trans=%g read=%lld written=%lld, want "
+			 "flops=%g trans=%g read=%lld written=%lld",
+			 c.flops, c.transcendentals, (long long)c.bytes_read,
+			 (long long)c.bytes_written, flops, trans,
+			 (long long)rd, (long long)wr);
+}
+
+/* f32[4,8]: 32 elements, 128 bytes.
+ *   e = exp(p)   32 flops, 32 transcendental, reads 128, writes 128
+ *   a = add(e,p) 32 flops,                    reads 256, writes 128
+ *   t = tanh(a)  32 flops, 32 transcendental, reads 128, writes 128
+ *   c = copy(t)   0 flops,                    reads 128, writes 128 */
+static void test_elementwise_chain(void **state)
+{
+	(void)state;
+	HloModule *m = load("HloModule t\n\nENTRY e {\n"
+			    "  p = f32[4,8] parameter(0)\n"
+			    "  e = f32[4,8] exponential(p)\n"
+			    "  a = f32[4,8] add(e, p)\n"
+			    "  t = f32[4,8] tanh(a)\n"
+			    "  ROOT c = f32[4,8] copy(t)\n"
+			    "}\n");
+	assert_cost(cost_instr(find(m, "e")), 32, 32, 128, 128);
+	assert_cost(cost_instr(find(m, "a")), 32, 0, 256, 128);
+	assert_cost(cost_instr(find(m, "c")), 0, 0, 128, 128);
+	assert_cost(cost_instr(find(m, "p")), 0, 0, 0, 0);
+	assert_cost(cost_module(m), 96, 64, 640, 512);
+	assert_int_equal(cost_bytes_moved(m), 640 + 512);
+	hlo_module_free(m);
+}
+
+/* Batched dot: [2,3,4] x [2,4,5] -> [2,3,5]: 2 * (2*3*5) * 4 = 240 flops;
+ * reads (24 + 40) * 4 bytes, writes 30 * 4. */
+static void test_dot(void **state)
+{
+	(void)state;
+	HloModule *m =
+		load("HloModule t\n\nENTRY e {\n"
+		     "  a = f32[2,3,4] parameter(0)\n"
+		     "  b = f32[2,4,5] parameter(1)\n"
+		     "  ROOT d = f32[2,3,5] dot(a, b), lhs_batch_dims={0}, "
+		     "lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+		     "rhs_contracting_dims={1}\n"
+		     "}\n");
+	assert_cost(cost_instr(find(m, "d")), 240, 0, 256, 120);
+	hlo_module_free(m);
+}
+
+/* 3x3 convolution, 4 -> 16 features on an 8x8 image without padding:
+ * 6x6x16 = 576 outputs, each 3*3*4 multiply-adds: 2 * 576 * 36 = 41472.
+ * With feature_group_count=2 each output sees 4/2 input features:
+ * 2 * 576 * 9 * 2 = 20736. */
+static void test_convolution(void **state)
+{
+	(void)state;
+	HloModule *m = load(
+		"HloModule t\n\nENTRY e {\n"
+		"  x = f32[1,8,8,4] parameter(0)\n"
+		"  k = f32[3,3,4,16] parameter(1)\n"
+		"  kg = f32[3,3,2,16] parameter(2)\n"
+		"  c = f32[1,6,6,16] convolution(x, k), window={size=3x3}, "
+		"dim_labels=b01f_01io->b01f\n"
+		"  g = f32[1,6,6,16] convolution(x, kg), window={size=3x3}, "
+		"dim_labels=b01f_01io->b01f, feature_group_count=2\n"
+		"  ROOT t = (f32[1,6,6,16], f32[1,6,6,16]) tuple(c, g)\n"
+		"}\n");
+	assert_cost(cost_instr(find(m, "c")), 41472, 0, (256 + 576) * 4,
+		    576 * 4);
+	assert_cost(cost_instr(find(m, "g")), 20736, 0, (256 + 288) * 4,
+		    576 * 4);
+	hlo_module_free(m);
+}
+
+/* reduce f32[16,8] over dim 1 with add: 128 inputs * 1 flop; reads the
+ * input (512) and the init value (4), writes f32[16] (64). A reducer of
+ * two instructions (max then add) doubles the flops; reduce-window of
+ * f32[8] with window 3 stride 1 -> f32[6]: 6 * 3 * 1 flops. */
+static void test_reduce(void **state)
+{
+	(void)state;
+	HloModule *m =
+		load("HloModule t\n\n"
+		     "add {\n"
+		     "  a = f32[] parameter(0)\n"
+		     "  b = f32[] parameter(1)\n"
+		     "  ROOT s = f32[] add(a, b)\n"
+		     "}\n\n"
+		     "maxadd {\n"
+		     "  a = f32[] parameter(0)\n"
+		     "  b = f32[] parameter(1)\n"
+		     "  m = f32[] maximum(a, b)\n"
+		     "  ROOT s = f32[] add(m, b)\n"
+		     "}\n\n"
+		     "ENTRY e {\n"
+		     "  x = f32[16,8] parameter(0)\n"
+		     "  v = f32[8] parameter(1)\n"
+		     "  z = f32[] constant(0)\n"
+		     "  r = f32[16] reduce(x, z), dimensions={1}, "
+		     "to_apply=add\n"
+		     "  r2 = f32[16] reduce(x, z), dimensions={1}, "
+		     "to_apply=maxadd\n"
+		     "  w = f32[6] reduce-window(v, z), window={size=3}, "
+		     "to_apply=add\n"
+		     "  ROOT t = (f32[16], f32[16], f32[6]) tuple(r, r2, w)\n"
+		     "}\n");
+	assert_cost(cost_instr(find(m, "r")), 128, 0, 516, 64);
+	assert_cost(cost_instr(find(m, "r2")), 256, 0, 516, 64);
+	assert_cost(cost_instr(find(m, "w")), 18, 0, 36, 24);
+	/* the module: the three kernels; constant and tuple cost nothing */
+	assert_cost(cost_module(m), 128 + 256 + 18, 0, 516 * 2 + 36,
+		    64 * 2 + 24);
+	hlo_module_free(m);
+}
+
+/* A fusion whose first operand (f32[100], 400 bytes) is only sliced
+ * (10 elements) and dynamic-sliced (5 elements): it reads 60 bytes of
+ * it, plus the s32[] index whole (4); its second operand is used whole
+ * (f32[15], 60 bytes); its third is never used (0). Flops: exp of 10
+ * (10 + 10 transcendental), add of 15 (concatenate: none). Writes
+ * f32[15]. The same slice unfused reads only its 40 bytes too. */
+static void test_fusion_slices(void **state)
+{
+	(void)state;
+	HloModule *m = load(
+		"HloModule t\n\n"
+		"fused {\n"
+		"  p0 = f32[100] parameter(0)\n"
+		"  i = s32[] parameter(1)\n"
+		"  p2 = f32[15] parameter(2)\n"
+		"  p3 = f32[64] parameter(3)\n"
+		"  s = f32[10] slice(p0), slice={[0:10]}\n"
+		"  e = f32[10] exponential(s)\n"
+		"  d = f32[5] dynamic-slice(p0, i), dynamic_slice_sizes={5}\n"
+		"  c = f32[15] concatenate(e, d), dimensions={0}\n"
+		"  ROOT a = f32[15] add(c, p2)\n"
+		"}\n\n"
+		"ENTRY e {\n"
+		"  x = f32[100] parameter(0)\n"
+		"  i = s32[] parameter(1)\n"
+		"  y = f32[15] parameter(2)\n"
+		"  u = f32[64] parameter(3)\n"
+		"  f = f32[15] fusion(x, i, y, u), kind=kLoop, calls=fused\n"
+		"  s = f32[10] slice(x), slice={[10:20]}\n"
+		"  ROOT t = (f32[15], f32[10]) tuple(f, s)\n"
+		"}\n");
+	const HloInstr *f = find(m, "f");
+	assert_int_equal(cost_operand_bytes(f, 0), 60);
+	assert_int_equal(cost_operand_bytes(f, 1), 4);
+	assert_int_equal(cost_operand_bytes(f, 2), 60);
+	assert_int_equal(cost_operand_bytes(f, 3), 0);
+	assert_cost(cost_instr(f), 25, 10, 124, 60);
+	/* what each fused instruction adds */
+	HloComp *fc = hlo_attr_comp(f, A_CALLS);
+	assert_cost(cost_flops(hlo_comp_find(fc, "e")), 10, 10, 0, 0);
+	assert_cost(cost_flops(hlo_comp_find(fc, "c")), 0, 0, 0, 0);
+	assert_cost(cost_instr(hlo_comp_find(m->entry, "s")), 0, 0, 40, 40);
+	hlo_module_free(m);
+}
+
+/* A parameter that is also used whole (here by the root) is read
+ * whole, even when a slice reads part of it too; a multi-output fusion
+ * writes both of its results. */
+static void test_fusion_whole_and_tuple(void **state)
+{
+	(void)state;
+	HloModule *m =
+		load("HloModule t\n\n"
+		     "fused {\n"
+		     "  p0 = f32[100] parameter(0)\n"
+		     "  s = f32[10] slice(p0), slice={[0:10]}\n"
+		     "  n = f32[100] negate(p0)\n"
+		     "  ROOT t = (f32[10], f32[100]) tuple(s, n)\n"
+		     "}\n\n"
+		     "ENTRY e {\n"
+		     "  x = f32[100] parameter(0)\n"
+		     "  ROOT f = (f32[10], f32[100]) fusion(x), kind=kLoop, "
+		     "calls=fused\n"
+		     "}\n");
+	assert_cost(cost_instr(find(m, "f")), 100, 0, 400, 440);
+	hlo_module_free(m);
+}
+
+/* A while: its body and condition once.
+ *   body: i1 = add(i, 1)       s32[]: 1 flop, reads 8, writes 4
+ *         x2 = multiply(x, x)  f32[8]: 8 flops, reads 64, writes 32
+ *   cond: compare(i, 10)       1 flop, reads 8, writes 1 (pred)
+ * A call: its computation's kernels. */
+static void test_while_and_call(void **state)
+{
+	(void)state;
+	HloModule *m =
+		load("HloModule t\n\n"
+		     "body {\n"
+		     "  p = (s32[], f32[8]) parameter(0)\n"
+		     "  i = s32[] get-tuple-element(p), index=0\n"
+		     "  x = f32[8] get-tuple-element(p), index=1\n"
+		     "  one = s32[] constant(1)\n"
+		     "  i1 = s32[] add(i, one)\n"
+		     "  x2 = f32[8] multiply(x, x)\n"
+		     "  ROOT t = (s32[], f32[8]) tuple(i1, x2)\n"
+		     "}\n\n"
+		     "cond {\n"
+		     "  p = (s32[], f32[8]) parameter(0)\n"
+		     "  i = s32[] get-tuple-element(p), index=0\n"
+		     "  ten = s32[] constant(10)\n"
+		     "  ROOT lt = pred[] compare(i, ten), direction=LT\n"
+		     "}\n\n"
+		     "sq {\n"
+		     "  a = f32[8] parameter(0)\n"
+		     "  ROOT m = f32[8] multiply(a, a)\n"
+		     "}\n\n"
+		     "ENTRY e {\n"
+		     "  x = f32[8] parameter(0)\n"
+		     "  c = f32[8] call(x), to_apply=sq\n"
+		     "  z = s32[] constant(0)\n"
+		     "  init = (s32[], f32[8]) tuple(z, c)\n"
+		     "  ROOT w = (s32[], f32[8]) while(init), condition=cond, "
+		     "body=body\n"
+		     "}\n");
+	assert_cost(cost_instr(find(m, "w")), 10, 0, 80, 37);
+	assert_cost(cost_instr(find(m, "c")), 8, 0, 64, 32);
+	assert_cost(cost_module(m), 18, 0, 144, 69);
+	hlo_module_free(m);
+}
+
+/* A conditional: each figure from its most expensive branch (only one
+ * runs): branch a is exp of f32[4] (4 flops, 4 transcendental, 16 read,
+ * 16 written), branch b two adds (8 flops, 64 read, 32 written). */
+static void test_conditional(void **state)
+{
+	(void)state;
+	HloModule *m = load("HloModule t\n\n"
+			    "ba {\n"
+			    "  x = f32[4] parameter(0)\n"
+			    "  ROOT e = f32[4] exponential(x)\n"
+			    "}\n\n"
+			    "bb {\n"
+			    "  x = f32[4] parameter(0)\n"
+			    "  a = f32[4] add(x, x)\n"
+			    "  ROOT b = f32[4] add(a, x)\n"
+			    "}\n\n"
+			    "ENTRY e {\n"
+			    "  k = s32[] parameter(0)\n"
+			    "  x = f32[4] parameter(1)\n"
+			    "  ROOT c = f32[4] conditional(k, x, x), "
+			    "branch_computations={ba, bb}\n"
+			    "}\n");
+	assert_cost(cost_instr(find(m, "c")), 8, 4, 64, 32);
+	hlo_module_free(m);
+}
+
+/* dynamic-update-slice updates in place: reads the update (and the
+ * index), writes the update. */
+static void test_dynamic_update_slice(void **state)
+{
+	(void)state;
+	HloModule *m =
+		load("HloModule t\n\nENTRY e {\n"
+		     "  b = f32[100] parameter(0)\n"
+		     "  u = f32[10] parameter(1)\n"
+		     "  i = s32[] parameter(2)\n"
+		     "  ROOT d = f32[100] dynamic-update-slice(b, u, i)\n"
+		     "}\n");
+	assert_cost(cost_instr(find(m, "d")), 0, 0, 44, 40);
+	hlo_module_free(m);
+}
+
+static void test_roofline(void **state)
+{
+	(void)state;
+	CostMachine mc = {"test", 10, 100}; /* 10 GB/s, 100 GFLOP/s */
+	Cost c = {1e9, 0, 600000000, 400000000};
+	bool mem = false;
+	/* 1e9 bytes / 1e10 B/s = 0.1 s; 1e9 flops / 1e11 = 0.01 s */
+	assert_true(fabs(cost_roofline_s(&c, &mc, &mem) - 0.1) < 1e-12);
+	assert_true(mem);
+	c.flops = 1e11; /* 1 s of compute */
+	assert_true(fabs(cost_roofline_s(&c, &mc, &mem) - 1.0) < 1e-12);
+	assert_false(mem);
+	assert_true(fabs(cost_intensity(&c) - 100.0) < 1e-12);
+	Cost none = {0};
+	assert_true(cost_roofline_s(&none, &mc, NULL) == 0);
+	assert_true(cost_intensity(&none) == 0);
+}
+
+/* --- the corpus ----------------------------------------------------------- */
+
+static bool same_cost(Cost a, Cost b)
+{
+	return fabs(a.flops - b.flops) <= 1e-9 * fabs(a.flops) &&
+	       fabs(a.transcendentals - b.transcendentals) <=
+		       1e-9 * fabs(a.transcendentals) &&
+	       a.bytes_read == b.bytes_read &&
+	       a.bytes_written == b.bytes_written;
+}
+
+/* Returns a malloc'd failure message or NULL. */
+static char *check_module(const HloModule *m)
+{
+	char buf[256];
+	Cost sum = {0};
+	for (int i = 0; m->entry && i < m->entry->n; i++) {
+		Cost c = cost_instr(m->entry->instrs[i]);
+		if (!(c.flops >= 0) || !(c.transcendentals >= 0) ||
+		    !(c.transcendentals <= c.flops) || c.bytes_read < 0 ||
+		    c.bytes_written < 0) {
+			snprintf(buf, sizeof buf, "%s: bad cost",
+				 m->entry->instrs[i]->name);
+			return strdup(buf);
+		}
+		sum.flops += c.flops;
+		sum.transcendentals += c.transcendentals;
+		sum.bytes_read += c.bytes_read;
+		sum.bytes_written += c.bytes_written;
+	}
+	Cost all = cost_module(m);
+	if (!same_cost(sum, all)) {
+		snprintf(buf, sizeof buf,
+			 "module %g flops %lld bytes, kernels sum to %g, %lld",
+			 all.flops,
+			 (long long)(all.bytes_read + all.bytes_written),
+			 sum.flops,
+			 (long long)(sum.bytes_read + sum.bytes_written));
+		return strdup(buf);
+	}
+	return NULL;
+}
+
+static void test_corpus(void **state)
+{
+	(void)state;
+	FILE *f = corpus_index_open();
+	if (!f) {
+		print_message("corpus not found at %s\n", XR_CORPUS_DIR);
+		skip();
+	}
+	static char line[1 << 16], path[(1 << 16) + 4096];
+	int total = 0, checked = 0, failed = 0;
+	double flops = 0;
+	fgets(line, sizeof line, f); /* header */
+	while (fgets(line, sizeof line, f)) {
+		char *tab = strchr(line, '\t');
+		if (!tab)
+			continue;
+		*tab = 0;
+		snprintf(path, sizeof path, "%s/%s", XR_CORPUS_DIR, line);
+		total++;
+		size_t n;
+		char *text = slurp(path, &n);
+		Diag d;
+		diag_init(&d);
+		d.max_warnings = 0;
+		HloModule *m = text ? load_verified(line, text, n, &d) : NULL;
+		if (m) {
+			char *msg = check_module(m);
+			checked++;
+			flops += cost_module(m).flops;
+			if (msg) {
+				failed++;
+				print_message("FAIL %s: %s\n", line, msg);
+				free(msg);
+			}
+		}
+		hlo_module_free(m);
+		diag_free(&d);
+		free(text);
+	}
+	fclose(f);
+	print_message("cost: %d modules, %d costed, %d failed, %.3g flops\n",
+		      total, checked, failed, flops);
+	assert_true(total >= 396);
+	assert_true(checked >= 390); /* a handful are invalid on purpose */
+	assert_int_equal(failed, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_elementwise_chain),
+		cmocka_unit_test(test_dot),
+		cmocka_unit_test(test_convolution),
+		cmocka_unit_test(test_reduce),
+		cmocka_unit_test(test_fusion_slices),
+		cmocka_unit_test(test_fusion_whole_and_tuple),
+		cmocka_unit_test(test_while_and_call),
+		cmocka_unit_test(test_conditional),
+		cmocka_unit_test(test_dynamic_update_slice),
+		cmocka_unit_test(test_roofline),
+		cmocka_unit_test(test_corpus),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,398 @@
+/* test_fusion.c - the fusion passes: kernel counts on the classic
+ * patterns with the interpreter's numbers unchanged, the decision log
+ * (vocabulary, names that lead to the fusions made, merging), judging a
+ * pair on demand, forcing a fusion, and the passes over the corpus. */
+#include "testutil.h"
+
+#include "compare.h"
+#include "passes/fusion.h"
+
+static HloModule *load(const char *text)
+{
+	Diag d;
+	diag_init(&d);
+	HloModule *m = load_verified("t.hlo", text, strlen(text), &d);
+	if (!m)
+		print_error("%s\n", diag_text(&d));
+	diag_free(&d);
+	assert_non_null(m);
+	return m;
+}
+
+/* Applies pass name to m (freed), with log l; returns the new module. */
+static HloModule *apply(HloModule *m, const char *name, FusionLog *l)
+{
+	Diag d;
+	diag_init(&d);
+	PassCtx cx = {.d = &d, .fusion_log = l};
+	PassResult r;
+	bool ok = pass_apply(m, pass_find(name), &cx, &r);
+	if (!ok)
+		print_error("%s\n", diag_text(&d));
+	diag_free(&d);
+	assert_true(ok);
+	hlo_module_free(m);
+	return r.m;
+}
+
+static Literal *run_seeded(const HloModule *m, Arena *a)
+{
+	int np = hlo_comp_param_count(m->entry);
+	Literal **args = arena_alloc(a, sizeof *args * (size_t)(np + 1));
+	for (int i = 0; i < np; i++) {
+		args[i] = literal_new(a, hlo_comp_param(m->entry, i)->shape);
+		literal_fill_pseudo_random(args[i], 77 + (uint64_t)i);
+	}
+	Diag d;
+	diag_init(&d);
+	InterpOpts o = {(int64_t)1 << 30, NULL};
+	Literal *r = interp_run(m, args, np, a, &o, &d, NULL);
+	if (!r)
+		print_error("%s\n", diag_text(&d));
+	diag_free(&d);
+	assert_non_null(r);
+	return r;
+}
+
+#define REDUCER                                                               \
+	"add_f32 {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"    \
+	"  ROOT s = f32[] add(a, b)\n}\n"                                      \
+	"max_f32 {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"    \
+	"  ROOT s = f32[] maximum(a, b)\n}\n"
+
+/* Elementwise producers, a row reduction and an epilogue: one kernel. */
+static const char row_reduce[] =
+	"HloModule row\n" REDUCER
+	"ENTRY main {\n"
+	"  x = f32[16,256] parameter(0)\n"
+	"  y = f32[16,256] parameter(1)\n"
+	"  m = f32[16,256] multiply(x, y)\n"
+	"  t = f32[16,256] tanh(m)\n"
+	"  z = f32[] constant(0)\n"
+	"  r = f32[16] reduce(t, z), dimensions={1}, to_apply=add_f32\n"
+	"  ROOT o = f32[16] sqrt(r)\n"
+	"}\n";
+
+static const char softmax[] =
+	"HloModule softmax\n" REDUCER
+	"ENTRY main {\n"
+	"  x = f32[8,128] parameter(0)\n"
+	"  ninf = f32[] constant(-inf)\n"
+	"  rmax = f32[8] reduce(x, ninf), dimensions={1}, to_apply=max_f32\n"
+	"  bmax = f32[8,128] broadcast(rmax), dimensions={0}\n"
+	"  sub = f32[8,128] subtract(x, bmax)\n"
+	"  e = f32[8,128] exponential(sub)\n"
+	"  zero = f32[] constant(0)\n"
+	"  sum = f32[8] reduce(e, zero), dimensions={1}, to_apply=add_f32\n"
+	"  bsum = f32[8,128] broadcast(sum), dimensions={0}\n"
+	"  ROOT out = f32[8,128] divide(e, bsum)\n"
+	"}\n";
+
+/* dot + bias + relu + dot + bias: two kOutput kernels. */
+static const char mlp[] =
+	"HloModule mlp\n"
+	"ENTRY main {\n"
+	"  x = f32[4,32] parameter(0)\n"
+	"  w1 = f32[32,16] parameter(1)\n"
+	"  b1 = f32[16] parameter(2)\n"
+	"  w2 = f32[16,8] parameter(3)\n"
+	"  d1 = f32[4,16] dot(x, w1), lhs_contracting_dims={1}, "
+	"rhs_contracting_dims={0}\n"
+	"  bb1 = f32[4,16] broadcast(b1), dimensions={1}\n"
+	"  a1 = f32[4,16] add(d1, bb1)\n"
+	"  zero = f32[] constant(0)\n"
+	"  bz = f32[4,16] broadcast(zero), dimensions={}\n"
+	"  relu = f32[4,16] maximum(a1, bz)\n"
+	"  ROOT d2 = f32[4,8] dot(relu, w2), lhs_contracting_dims={1}, "
+	"rhs_contracting_dims={0}\n"
+	"}\n";
+
+/* Two reductions of one array: siblings, one kernel after MOF. */
+static const char siblings[] =
+	"HloModule sib\n" REDUCER
+	"ENTRY main {\n"
+	"  x = f32[32,64] parameter(0)\n"
+	"  z = f32[] constant(0)\n"
+	"  s = f32[32] reduce(x, z), dimensions={1}, to_apply=add_f32\n"
+	"  sq = f32[32,64] multiply(x, x)\n"
+	"  ss = f32[32] reduce(sq, z), dimensions={1}, to_apply=add_f32\n"
+	"  ROOT t = (f32[32], f32[32]) tuple(s, ss)\n"
+	"}\n";
+
+static void check_kernels(const char *text, int after_fusion, int after_mof)
+{
+	HloModule *m = load(text);
+	Arena a;
+	arena_init(&a);
+	Literal *want = run_seeded(m, &a);
+	FusionLog *l = fusion_log_new();
+	m = apply(m, "fusion", l);
+	assert_int_equal(hlo_module_kernels(m), after_fusion);
+	m = apply(m, "multi-output-fusion", l);
+	assert_int_equal(hlo_module_kernels(m), after_mof);
+	CompareResult cr;
+	literal_compare(run_seeded(m, &a), want,
+			compare_default_tol(want->shape), &cr);
+	assert_true(cr.ok);
+	fusion_log_free(l);
+	arena_free(&a);
+	hlo_module_free(m);
+}
+
+static void test_kernel_counts(void **state)
+{
+	(void)state;
+	check_kernels(row_reduce, 1, 1);
+	check_kernels(softmax, 4, 3);
+	check_kernels(mlp, 2, 2);
+	check_kernels(siblings, 2, 1);
+}
+
+/* Every rule a decision names is in the vocabulary, named once. */
+static bool known_rule(const char *r)
+{
+	int n;
+	const FusionRule *v = fusion_rules(&n);
+	for (int i = 0; i < n; i++)
+		if (v[i].name == r)
+			return true;
+	return false;
+}
+
+static void test_vocabulary(void **state)
+{
+	(void)state;
+	int n;
+	const FusionRule *v = fusion_rules(&n);
+	assert_true(n >= 20);
+	for (int i = 0; i < n; i++) {
+		assert_true(strlen(v[i].says) > 10);
+		for (int j = i + 1; j < n; j++)
+			assert_string_not_equal(v[i].name, v[j].name);
+	}
+}
+
+/* The fusion instruction name of computation comp (NULL: any). */
+static const HloInstr *fusion_in(const HloModule *m, const char *comp,
+				 const char *name)
+{
+	for (int i = 0; i < m->ncomps; i++) {
+		if (comp && strcmp(m->comps[i]->name, comp))
+			continue;
+		const HloInstr *x = hlo_comp_find(m->comps[i], name);
+		if (x && x->op == HLO_FUSION)
+			return x;
+	}
+	return NULL;
+}
+
+static const HloInstr *fusion_named(const HloModule *m, const char *name)
+{
+	return fusion_in(m, NULL, name);
+}
+
+/* The log of a pass describes the module it made: decisions' rules are
+ * known, fused decisions point at fusions that exist, groups list what
+ * their fused computations hold. */
+static void check_log(const HloModule *m, const FusionLog *l)
+{
+	for (int i = 0; i < l->n; i++) {
+		const FusionDecision *d = &l->d[i];
+		assert_true(known_rule(d->rule));
+		assert_non_null(d->reason);
+		if (d->fused) {
+			assert_non_null(d->into);
+			assert_non_null(fusion_in(m, d->comp, d->into));
+		}
+	}
+	for (int i = 0; i < l->ng; i++) {
+		const HloInstr *f = fusion_in(m, l->g[i].comp, l->g[i].name);
+		assert_non_null(f);
+		HloComp *fc = hlo_attr_comp(f, A_CALLS);
+		for (int k = 0; k < l->g[i].nmembers; k++)
+			assert_non_null(hlo_comp_find(fc, l->g[i].members[k]));
+	}
+}
+
+static void test_log(void **state)
+{
+	(void)state;
+	HloModule *m = load(softmax);
+	FusionLog *l = fusion_log_new(), *l2 = fusion_log_new();
+	m = apply(m, "fusion", l);
+	check_log(m, l);
+	const FusionDecision *d[4];
+	assert_int_equal(fusion_log_find(l, "e", "sum", d, 4), 1);
+	assert_false(d[0]->fused);
+	assert_string_equal(d[0]->rule, "expensive-duplicated");
+	assert_int_equal(fusion_log_find(l, "sub", "e", d, 4), 1);
+	assert_true(d[0]->fused);
+	/* A group name stands for its members. */
+	assert_int_equal(fusion_log_find(l, "sub", d[0]->into, d, 4), 1);
+	m = apply(m, "multi-output-fusion", l2);
+	assert_true(fusion_log_merge(l, l2));
+	check_log(m, l);
+	int k = fusion_log_find(l, "e", "sum", d, 4);
+	assert_int_equal(k, 2); /* declined by fusion, joined by MOF */
+	assert_false(d[0]->fused);
+	assert_true(d[1]->fused);
+	assert_string_equal(d[1]->rule, "producer-consumer-multi-output");
+	fusion_log_free(l);
+	fusion_log_free(l2);
+	hlo_module_free(m);
+}
+
+static void test_judge(void **state)
+{
+	(void)state;
+	HloModule *m = load(softmax);
+	static const struct {
+		const char *p, *c, *rule;
+		bool fused;
+	} cases[] = {
+		{"sub", "e", "fused-loop", true},
+		{"e", "out", "expensive-duplicated", false},
+		{"rmax", "bmax", "not-an-epilogue", false},
+		{"x", "sub", "producer-not-fusible", false},
+		{"zero", "sum", "fused-into-reduce", true},
+		{"x", "out", "not-producer-consumer", false},
+		{"sum", "out", "not-producer-consumer", false},
+		{"a", "s", "not-fused-here", false},
+		{"x", "a", "different-computations", false},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		const HloInstr *p = NULL, *c = NULL;
+		for (int k = 0; k < m->ncomps && (!p || !c); k++) {
+			if (!p)
+				p = hlo_comp_find(m->comps[k], cases[i].p);
+			if (!c)
+				c = hlo_comp_find(m->comps[k], cases[i].c);
+		}
+		if (!strcmp(cases[i].p, "x"))
+			p = hlo_comp_find(m->entry, "x");
+		assert_non_null(p);
+		assert_non_null(c);
+		FusionDecision d;
+		fusion_judge(m, p, c, false, &d);
+		if (strcmp(d.rule, cases[i].rule))
+			print_error("%s -> %s: %s (%s)\n", cases[i].p,
+				    cases[i].c, d.rule, d.reason);
+		assert_string_equal(d.rule, cases[i].rule);
+		assert_int_equal(d.fused, cases[i].fused);
+		fusion_decision_free(&d);
+		/* Switched off, a fusible pair is declined as such. */
+		fusion_judge(m, p, c, true, &d);
+		if (cases[i].fused)
+			assert_string_equal(d.rule, "fusion-off");
+		fusion_decision_free(&d);
+	}
+	hlo_module_free(m);
+}
+
+static void test_force(void **state)
+{
+	(void)state;
+	HloModule *m = load(softmax);
+	Arena a;
+	arena_init(&a);
+	Literal *want = run_seeded(m, &a);
+	/* e is expensive with two users: forced, it is copied into out. */
+	HloInstr *e = hlo_comp_find(m->entry, "e");
+	HloInstr *out = hlo_comp_find(m->entry, "out");
+	FusionDecision v;
+	const char *made = NULL;
+	assert_true(fusion_force(m, e, out, &v, &made));
+	assert_false(v.fused);
+	assert_string_equal(v.rule, "expensive-duplicated");
+	fusion_decision_free(&v);
+	assert_non_null(fusion_named(m, made));
+	Diag d;
+	diag_init(&d);
+	assert_true(verify_module(m, &d, NULL));
+	diag_free(&d);
+	assert_non_null(hlo_comp_find(m->entry, "e")); /* still for sum */
+	CompareResult cr;
+	literal_compare(run_seeded(m, &a), want,
+			compare_default_tol(want->shape), &cr);
+	assert_true(cr.ok);
+	/* Not legal: a parameter, a pair that is not producer/consumer. */
+	HloInstr *x = hlo_comp_find(m->entry, "x");
+	HloInstr *rmax = hlo_comp_find(m->entry, "rmax");
+	assert_false(fusion_force(m, x, rmax, &v, &made));
+	assert_string_equal(v.rule, "producer-not-fusible");
+	fusion_decision_free(&v);
+	assert_false(fusion_force(m, rmax, hlo_comp_find(m->entry, "sum"),
+				  &v, &made));
+	assert_string_equal(v.rule, "not-producer-consumer");
+	fusion_decision_free(&v);
+	arena_free(&a);
+	hlo_module_free(m);
+}
+
+/* Both passes over every corpus module: verified (pass_apply), never
+ * more kernels, and a log that matches the module. */
+static void test_corpus(void **state)
+{
+	(void)state;
+	FILE *f = corpus_index_open();
+	if (!f)
+		skip();
+	char line[1 << 16];
+	int modules = 0, fused = 0, k_before = 0, k_after = 0;
+	if (!fgets(line, sizeof line, f))
+		line[0] = 0;
+	while (fgets(line, sizeof line, f)) {
+		char *tab = strchr(line, '\t');
+		if (!tab)
+			continue;
+		*tab = 0;
+		static char path[(1 << 16) + 4096];
+		snprintf(path, sizeof path, "%s/%s", XR_CORPUS_DIR, line);
+		size_t n;
+		char *text = slurp(path, &n);
+		Diag d;
+		diag_init(&d);
+		d.max_warnings = 0;
+		HloModule *m = text ? load_verified(line, text, n, &d) : NULL;
+		free(text);
+		diag_free(&d);
+		if (!m)
+			continue; /* test_corpus.c owns which must load */
+		modules++;
+		int kb = hlo_module_kernels(m);
+		FusionLog *l = fusion_log_new(), *l2 = fusion_log_new();
+		m = apply(m, "fusion", l);
+		check_log(m, l);
+		m = apply(m, "multi-output-fusion", l2);
+		assert_true(fusion_log_merge(l, l2));
+		check_log(m, l);
+		int ka = hlo_module_kernels(m);
+		if (ka > kb)
+			print_error("%s: kernels %d -> %d\n", line, kb, ka);
+		assert_true(ka <= kb);
+		k_before += kb;
+		k_after += ka;
+		fused += ka < kb;
+		fusion_log_free(l);
+		fusion_log_free(l2);
+		hlo_module_free(m);
+	}
+	fclose(f);
+	print_message("fusion over the corpus: %d modules, %d with fewer "
+		      "kernels, kernels %d -> %d\n",
+		      modules, fused, k_before, k_after);
+	assert_true(modules > 300);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kernel_counts),
+		cmocka_unit_test(test_vocabulary),
+		cmocka_unit_test(test_log),
+		cmocka_unit_test(test_judge),
+		cmocka_unit_test(test_force),
+		cmocka_unit_test(test_corpus),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
