@@ -54,6 +54,7 @@ typedef struct PassResult {
 	double ms;       /* time the pass took */
 	int instrs_before, instrs_after;
 	int kernels_before, kernels_after;
+	int64_t bytes_before, bytes_after; /* bytes moved (cost model) */
 } PassResult;
 
 /* Runs p on a clone of m, then verifies. On success r->m is the new

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cost.h"
 #include "passes.h"
 #include "verify.h"
 
@@ -241,6 +242,7 @@ bool pass_apply(const HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
 	memset(r, 0, sizeof *r);
 	r->instrs_before = hlo_module_instr_count(m);
 	r->kernels_before = hlo_module_kernels(m);
+	r->bytes_before = cost_bytes_moved(m);
 	HloModule *c = hlo_module_clone(m);
 	if (!c) {
 		report(cx, "pass '%s': %s", p->name, "out of memory");
@@ -277,5 +279,6 @@ bool pass_apply(const HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
 	r->changed = changed;
 	r->instrs_after = hlo_module_instr_count(c);
 	r->kernels_after = hlo_module_kernels(c);
+	r->bytes_after = cost_bytes_moved(c);
 	return true;
 }

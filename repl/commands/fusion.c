@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "passes/cost.h"
 #include "passes/fusion.h"
 #include "verify.h"
 
@@ -239,6 +240,7 @@ bool cmd_fuse(Session *s, const CmdArgs *a)
 		return repl_error(s, "no instruction named '%s'", !p ? na : nb);
 	}
 	int kernels = hlo_module_kernels(m);
+	int64_t bytes = cost_bytes_moved(m);
 	FusionDecision v;
 	const char *made = NULL;
 	if (!fusion_force(m, p, c, &v, &made)) {
@@ -265,6 +267,7 @@ bool cmd_fuse(Session *s, const CmdArgs *a)
 	snprintf(into, sizeof into, "%s", made);
 	snprintf(label, sizeof label, "fuse %s %s", na, nb);
 	int kernels_after = hlo_module_kernels(m);
+	int64_t bytes_after = cost_bytes_moved(m);
 	if (!repl_commit_module(s, m, label)) {
 		fusion_decision_free(&v);
 		return false;
@@ -277,10 +280,10 @@ bool cmd_fuse(Session *s, const CmdArgs *a)
 		(long long)v.bytes_saved, yes_no(v.fused), v.rule);
 	fprintf(s->out, "  the fusion pass %s: %s\n",
 		v.fused ? "would fuse them too" : "would not", v.reason);
-	fprintf(s->out, "  cost model: %s %s of memory traffic\n",
-		v.bytes_saved >= 0 ? "saves" : "adds",
-		repl_bytes(h, sizeof h,
-			   v.bytes_saved >= 0 ? v.bytes_saved : -v.bytes_saved));
+	char h2[32];
+	fprintf(s->out, "  cost model: bytes moved %s -> %s\n",
+		repl_bytes(h, sizeof h, bytes),
+		repl_bytes(h2, sizeof h2, bytes_after));
 	fusion_decision_free(&v);
 	return true;
 }

@@ -105,9 +105,10 @@ static void print_applied(Session *s, const Applied *v)
 	const PassResult *r = &v->r;
 	fprintf(s->out,
 		"pass: name=%s changed=%s instructions=%d->%d "
-		"kernels=%d->%d time_ms=%.2f\n",
+		"kernels=%d->%d bytes=%lld->%lld time_ms=%.2f\n",
 		v->pass->name, r->changed ? "yes" : "no", r->instrs_before,
-		r->instrs_after, r->kernels_before, r->kernels_after, r->ms);
+		r->instrs_after, r->kernels_before, r->kernels_after,
+		(long long)r->bytes_before, (long long)r->bytes_after, r->ms);
 	for (int i = 0; i < v->cx.nrules; i++)
 		fprintf(s->out, "  rule %s fired %d time%s\n",
 			v->cx.rules[i].rule, v->cx.rules[i].count,
