@@ -41,7 +41,6 @@ static const FusionRule rules[] = {
 	{"reduce-epilogue", "an elementwise op of the reduction's result shape joins it as an epilogue (kInput)"},
 	{"dot-epilogue", "an elementwise op of the dot/convolution's result shape joins it as an epilogue (kOutput)"},
 	{"fused-duplicated", "a cheap producer is copied into this consumer; its other users keep it"},
-	{"forced", "the fusion was forced with 'fuse'"},
 	{"sibling", "two kernels that read the same array become one multi-output kernel that reads it once"},
 	{"producer-consumer-multi-output", "a producer with several users joins one consumer and stays an extra output for the others"},
 	{"fusion-off", "fusion is switched off ('set fusion off')"},

@@ -666,8 +666,10 @@ static const Topic topics[] = {
 	 "reductions of a layer norm, say) are merged into one kernel whose root\n"
 	 "is a tuple, so the shared input is read from memory once instead of\n"
 	 "twice. It can also fuse a producer into a consumer and expose the\n"
-	 "producer's value as an extra output instead of duplicating it. Loop and\n"
-	 "input fusions are not mixed, and no fusion may create a cycle.\n"},
+	 "producer's value as an extra output instead of duplicating it (the\n"
+	 "exponential of a softmax joins the sum that reads it). The two must\n"
+	 "iterate over the same shape (a reduction: its input's), neither may\n"
+	 "depend on the other (a cycle), and dots stay on their own.\n"},
 	{"tuple-simplifier", TOPIC_PASS,
 	 "Removes tuples built only to be taken apart: get-tuple-element(tuple(a,\n"
 	 "b), index=1) becomes b, and tuple(get-tuple-element(x, 0), ...,\n"

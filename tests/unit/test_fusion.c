@@ -4,6 +4,8 @@
  * pair on demand, forcing a fusion, and the passes over the corpus. */
 #include "testutil.h"
 
+#include <dirent.h>
+
 #include "compare.h"
 #include "passes/fusion.h"
 
@@ -173,6 +175,46 @@ static void test_vocabulary(void **state)
 }
 
 /* The fusion instruction name of computation comp (NULL: any). */
+/* Every rule has a golden transcript that shows it: some
+ * .expected file of tests/fusion prints "rule=NAME". */
+static void test_every_rule_has_a_golden_test(void **state)
+{
+	(void)state;
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s/tests/fusion", XR_SOURCE_DIR);
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	char *all = NULL;
+	size_t total = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len < 9 || strcmp(e->d_name + len - 9, ".expected"))
+			continue;
+		char path[8192];
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		size_t n = 0;
+		char *t = slurp(path, &n);
+		assert_non_null(t);
+		all = realloc(all, total + n + 1);
+		memcpy(all + total, t, n + 1);
+		total += n;
+		free(t);
+	}
+	closedir(d);
+	assert_non_null(all);
+	int nr;
+	const FusionRule *r = fusion_rules(&nr);
+	for (int i = 0; i < nr; i++) {
+		char want[128];
+		snprintf(want, sizeof want, "rule=%s ", r[i].name);
+		if (!strstr(all, want))
+			print_error("no golden test shows rule %s\n", r[i].name);
+		assert_non_null(strstr(all, want));
+	}
+	free(all);
+}
+
 static const HloInstr *fusion_in(const HloModule *m, const char *comp,
 				 const char *name)
 {
@@ -389,6 +431,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kernel_counts),
 		cmocka_unit_test(test_vocabulary),
+		cmocka_unit_test(test_every_rule_has_a_golden_test),
 		cmocka_unit_test(test_log),
 		cmocka_unit_test(test_judge),
 		cmocka_unit_test(test_force),
