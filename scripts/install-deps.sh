@@ -23,6 +23,9 @@ PACKAGES=(
 	libcmocka-dev
 	clang
 	libclang-rt-14-dev
+	# xmllint and headless Chromium: tests/viz (rendered files, report)
+	libxml2-utils
+	chromium
 )
 
 say() { printf 'install-deps: %s\n' "$*" >&2; }

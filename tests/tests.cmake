@@ -15,13 +15,15 @@ get_filename_component(_xr_corpus "${CMAKE_SOURCE_DIR}/../shared/corpus/hlo"
 set(XR_CORPUS_DIR "${_xr_corpus}" CACHE PATH
     "HLO conformance corpus passed to the script tests")
 
+# Graphviz's own leaks (and its font libraries') are suppressed for LSan by
+# tests/viz/lsan-graphviz.supp; ours are not.
 # Sanitizer reports exit with 86 so that a test expecting exit 1 (a located
 # error) cannot mistake an ASan/UBSan/LSan report for it. Harmless when the
 # build is not sanitized.
 set(XR_TEST_ENV
     "ASAN_OPTIONS=exitcode=86:abort_on_error=0:detect_leaks=1:strict_string_checks=1"
     "UBSAN_OPTIONS=exitcode=86:print_stacktrace=1:halt_on_error=1"
-    "LSAN_OPTIONS=exitcode=86"
+    "LSAN_OPTIONS=exitcode=86:print_suppressions=0:suppressions=${CMAKE_SOURCE_DIR}/tests/viz/lsan-graphviz.supp"
     "XR_SOURCE_DIR=${CMAKE_SOURCE_DIR}"
     "XR_BUILD_DIR=${CMAKE_BINARY_DIR}"
     "XR_CORPUS_DIR=${XR_CORPUS_DIR}")
@@ -65,6 +67,10 @@ elseif(XR_UNIT_TESTS)
     # test_repl*.c may test the REPL layer; the rest see core/ only.
     if(name MATCHES "^repl")
       target_link_libraries(${exe} PRIVATE xr_repl)
+    endif()
+    # test_viz*.c test viz/ (DOT text, rendering, the report).
+    if(name MATCHES "^viz")
+      target_link_libraries(${exe} PRIVATE xr_viz)
     endif()
     target_link_libraries(${exe} PRIVATE xr_core xr_cmocka m)
     add_test(NAME unit.${name} COMMAND ${exe}

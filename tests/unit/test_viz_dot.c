@@ -1,0 +1,383 @@
+/* test_viz_dot.c - HLO -> DOT (viz/dot.c): golden DOT files for colours,
+ * labels, clusters, neighbourhoods, the node cap and compare panels
+ * (tests/golden/dot/NAME.dot; XR_UPDATE=1 rewrites them), the rules
+ * behind them checked one by one, and the node cap on every corpus
+ * module. */
+#include "testutil.h"
+
+#include "dot.h"
+
+#define GOLDEN XR_SOURCE_DIR "/tests/golden/dot/"
+
+static HloModule *load(const char *file)
+{
+	char path[512];
+	snprintf(path, sizeof path, GOLDEN "%s", file);
+	size_t n = 0;
+	char *text = slurp(path, &n);
+	assert_non_null(text);
+	Diag d;
+	diag_init(&d);
+	HloModule *m = load_verified(file, text, n, &d);
+	diag_free(&d);
+	free(text);
+	assert_non_null(m);
+	return m;
+}
+
+/* The DOT text equals GOLDEN/name.dot (or rewrites it under XR_UPDATE). */
+static void golden(const char *name, const char *dot)
+{
+	char path[512];
+	snprintf(path, sizeof path, GOLDEN "%s.dot", name);
+	const char *upd = getenv("XR_UPDATE");
+	if (upd && strcmp(upd, "1") == 0) {
+		FILE *f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(dot, f);
+		fclose(f);
+		return;
+	}
+	size_t n = 0;
+	char *want = slurp(path, &n);
+	if (!want)
+		fail_msg("no %s (run with XR_UPDATE=1)", path);
+	if (strcmp(want, dot) != 0) {
+		fprintf(stderr, "--- %s differs; got:\n%s", path, dot);
+		free(want);
+		fail_msg("golden %s differs", name);
+	}
+	free(want);
+}
+
+static int count(const char *s, const char *what)
+{
+	int n = 0;
+	for (const char *p = strstr(s, what); p; p = strstr(p + 1, what))
+		n++;
+	return n;
+}
+
+/* The attribute list of node `id` ("n12 [...]"), copied. */
+static char *node_line(const char *dot, const HloModule *m, const char *name)
+{
+	HloInstr *ins = NULL;
+	for (int c = 0; c < m->ncomps && !ins; c++)
+		ins = hlo_comp_find(m->comps[c], name);
+	assert_non_null(ins);
+	char key[64];
+	snprintf(key, sizeof key, "\n  n%d [", ins->id);
+	const char *p = strstr(dot, key);
+	if (!p) {
+		snprintf(key, sizeof key, "  n%d [", ins->id);
+		p = strstr(dot, key);
+	}
+	if (!p)
+		return NULL;
+	const char *e = strchr(p + 1, '\n');
+	return strndup(p, (size_t)(e - p));
+}
+
+static bool has_node(const char *dot, const HloModule *m, const char *name)
+{
+	char *l = node_line(dot, m, name);
+	free(l);
+	return l != NULL;
+}
+
+static char *module_dot(const HloModule *m, const VizOpts *o, VizResult *r)
+{
+	StrBuf b;
+	sb_init(&b);
+	VizResult tmp;
+	assert_true(viz_dot_module(&b, m, o, r ? r : &tmp));
+	return sb_take(&b);
+}
+
+static void test_colours_and_labels(void **state)
+{
+	(void)state;
+	HloModule *m = load("colours.hlo");
+	VizOpts o = {0};
+	char *dot = module_dot(m, &o, NULL);
+	golden("colours", dot);
+	/* Dark blue with white text: dot is "expensive". */
+	char *l = node_line(dot, m, "d");
+	assert_non_null(l);
+	assert_non_null(strstr(l, "fillcolor=\"#1565c0\""));
+	assert_non_null(strstr(l, "fontcolor=\"#ffffff\""));
+	/* Name, then the opcode because the name does not start with it,
+	 * then the shape with its layout (rank 2). */
+	assert_non_null(strstr(l, "<b>d</b><br/>dot<br/>"));
+	assert_non_null(strstr(l, "f32[4,16]{1,0}"));
+	free(l);
+	/* Green (data movement), purple (reduce) with its reducer named. */
+	l = node_line(dot, m, "t");
+	assert_non_null(strstr(l, "#c8e6c9"));
+	free(l);
+	l = node_line(dot, m, "r");
+	assert_non_null(strstr(l, "#e1bee7"));
+	assert_non_null(strstr(l, "Subcomputation: add"));
+	/* The small constant operand is written into the label ... */
+	assert_non_null(strstr(l, "<i>operand 1</i> = f32[] 0"));
+	/* ... and the layout of a rank-1 shape is left out. */
+	assert_non_null(strstr(l, "<br/>f32[16]"));
+	assert_null(strstr(l, "f32[16]{0}"));
+	free(l);
+	/* Constants and the scalar broadcast are not nodes of their own. */
+	assert_false(has_node(dot, m, "zero"));
+	assert_false(has_node(dot, m, "two"));
+	assert_false(has_node(dot, m, "b2"));
+	l = node_line(dot, m, "m");
+	assert_non_null(strstr(l, "f32[16] broadcast 2"));
+	free(l);
+	/* The reducer computation is summarised, not drawn. */
+	assert_null(strstr(dot, "cluster"));
+	/* Parameters: orange, darker when large, and numbered. */
+	l = node_line(dot, m, "p0");
+	assert_non_null(strstr(l, "#ffe0b2"));
+	assert_non_null(strstr(l, "Parameter 0"));
+	free(l);
+	l = node_line(dot, m, "big");
+	assert_non_null(strstr(l, "#ffb74d"));
+	free(l);
+	/* The root is marked. */
+	assert_int_equal(count(dot, "label=\"ROOT\""), 1);
+	free(dot);
+	hlo_module_free(m);
+}
+
+static void test_fusion_expanded(void **state)
+{
+	(void)state;
+	HloModule *m = load("fusion.hlo");
+	VizOpts o = {0};
+	char *dot = module_dot(m, &o, NULL);
+	golden("fusion-expanded", dot);
+	assert_int_equal(count(dot, "subgraph cluster_"), 1);
+	assert_non_null(strstr(dot, "Fused expression for <b>fusion</b>"));
+	/* The fused instructions are nodes, the fusion itself is not. */
+	assert_true(has_node(dot, m, "mul"));
+	assert_false(has_node(dot, m, "fusion"));
+	/* Edges in go to the fused parameters: x -> p.0. */
+	char e[64];
+	snprintf(e, sizeof e, "n%d -> n%d", hlo_comp_find(m->entry, "x")->id,
+		 hlo_comp_find(hlo_module_find_comp(m, "fused_computation"),
+			       "p.0")
+			 ->id);
+	assert_non_null(strstr(dot, e));
+	free(dot);
+	hlo_module_free(m);
+}
+
+static void test_fusion_collapsed(void **state)
+{
+	(void)state;
+	HloModule *m = load("fusion.hlo");
+	VizOpts o = {.fusions_collapsed = true};
+	char *dot = module_dot(m, &o, NULL);
+	golden("fusion-collapsed", dot);
+	assert_null(strstr(dot, "cluster"));
+	char *l = node_line(dot, m, "fusion");
+	assert_non_null(l);
+	assert_non_null(strstr(l, "#cfd8dc"));
+	assert_non_null(strstr(l, "kLoop"));
+	free(l);
+	assert_false(has_node(dot, m, "mul"));
+	free(dot);
+	hlo_module_free(m);
+}
+
+static void test_while_body_cluster(void **state)
+{
+	(void)state;
+	HloModule *m = load("while.hlo");
+	VizOpts o = {0};
+	char *dot = module_dot(m, &o, NULL);
+	golden("while", dot);
+	assert_int_equal(count(dot, "subgraph cluster_"), 2);
+	assert_non_null(strstr(dot, "Subcomputation for <b>w</b><br/>body"));
+	char *l = node_line(dot, m, "w");
+	assert_non_null(strstr(l, "shape=ellipse"));
+	assert_non_null(strstr(l, "#2e7d32"));
+	free(l);
+	/* Each body's root goes back to the while, dashed. */
+	assert_int_equal(count(dot, "style=dashed, ltail=cluster_"), 2);
+	free(dot);
+	hlo_module_free(m);
+}
+
+static void test_neighbourhood(void **state)
+{
+	(void)state;
+	HloModule *m = load("chain.hlo");
+	VizOpts o = {.center = hlo_comp_find(m->entry, "a4"), .depth = 1};
+	VizResult r;
+	char *dot = module_dot(m, &o, &r);
+	golden("neighbourhood", dot);
+	assert_int_equal(r.nodes, 3); /* a3, a4, a5 */
+	assert_false(has_node(dot, m, "a2"));
+	assert_false(has_node(dot, m, "a6"));
+	/* The centre is highlighted; cut-off edges are dashed stubs. */
+	char *l = node_line(dot, m, "a4");
+	assert_non_null(strstr(l, "#b71c1c"));
+	free(l);
+	l = node_line(dot, m, "a3");
+	assert_non_null(strstr(l, "filled,dashed"));
+	free(l);
+	assert_non_null(strstr(dot, "label=\"1 operand\""));
+	assert_non_null(strstr(dot, "label=\"1 user\""));
+	free(dot);
+	hlo_module_free(m);
+}
+
+static void test_cap_falls_back(void **state)
+{
+	(void)state;
+	HloModule *m = load("fusion.hlo");
+	/* 11 nodes expanded, 8 collapsed: a cap of 8 collapses. */
+	VizOpts o = {.max_nodes = 8};
+	VizResult r;
+	char *dot = module_dot(m, &o, &r);
+	assert_int_equal(r.level, VIZ_COLLAPSED);
+	assert_int_equal(r.full_nodes, 11);
+	assert_true(r.nodes <= 8);
+	assert_null(strstr(dot, "cluster"));
+	assert_non_null(strstr(dot, "over the cap of 8"));
+	free(dot);
+	/* A cap of 3 needs the neighbourhood of what changed (against
+	 * unfused.hlo: the fusion is new). */
+	HloModule *prev = load("unfused.hlo");
+	o = (VizOpts){.max_nodes = 3, .prev = prev};
+	dot = module_dot(m, &o, &r);
+	golden("cap-changed", dot);
+	assert_true(r.level == VIZ_CHANGED || r.level == VIZ_TRUNCATED);
+	assert_true(r.nodes <= 3);
+	assert_non_null(strstr(r.note, "changed"));
+	free(dot);
+	hlo_module_free(prev);
+	hlo_module_free(m);
+}
+
+static void test_compare_panels(void **state)
+{
+	(void)state;
+	HloModule *a = load("unfused.hlo");
+	HloModule *b = load("fusion.hlo");
+	VizOpts o = {0};
+	StrBuf s;
+	sb_init(&s);
+	VizResult ra, rb;
+	assert_true(viz_dot_compare(&s, a, "step 0: load unfused.hlo", b,
+				    "step 1: pass fusion", &o, &ra, &rb));
+	golden("compare", sb_str(&s));
+	const char *dot = sb_str(&s);
+	assert_non_null(strstr(dot, "subgraph cluster_a {"));
+	assert_non_null(strstr(dot, "subgraph cluster_b {"));
+	assert_non_null(strstr(dot, "legend [shape=plaintext"));
+	/* The fusion is added (green) in b, boxed as a cluster. */
+	char key[64];
+	snprintf(key, sizeof key, "subgraph cluster_b%d",
+		 hlo_comp_find(b->entry, "fusion")->id);
+	assert_non_null(strstr(dot, key));
+	/* x is unchanged: the same colour in both panels; mul moved into the
+	 * fusion: changed (amber) in a. */
+	snprintf(key, sizeof key, "  a%d [",
+		 hlo_comp_find(a->entry, "mul")->id);
+	const char *p = strstr(dot, key);
+	assert_non_null(p);
+	assert_true(strstr(p, "#ffe082") < strchr(p, '\n'));
+	snprintf(key, sizeof key, "  a%d [", hlo_comp_find(a->entry, "x")->id);
+	p = strstr(dot, key);
+	assert_non_null(p);
+	assert_true(strstr(p, "#ffe0b2") < strchr(p, '\n'));
+	sb_free(&s);
+	hlo_module_free(a);
+	hlo_module_free(b);
+}
+
+/* Braces balance outside quoted strings and HTML labels. */
+static bool balanced(const char *s)
+{
+	int depth = 0, angle = 0;
+	bool q = false;
+	for (; *s; s++) {
+		if (q) {
+			if (*s == '\\' && s[1])
+				s++;
+			else if (*s == '"')
+				q = false;
+		} else if (angle) {
+			angle += (*s == '<') - (*s == '>');
+		} else if (*s == '"') {
+			q = true;
+		} else if (*s == '<') {
+			angle = 1;
+		} else if (*s == '{') {
+			depth++;
+		} else if (*s == '}' && --depth < 0) {
+			return false;
+		}
+	}
+	return depth == 0 && !q && !angle;
+}
+
+/* Every corpus module: under the cap, well formed. */
+static void test_corpus_cap(void **state)
+{
+	(void)state;
+	FILE *idx = corpus_index_open();
+	if (!idx)
+		skip();
+	char line[8192];
+	int n = 0, fell = 0;
+	while (fgets(line, sizeof line, idx)) {
+		char *tab = strchr(line, '\t');
+		if (!tab || strncmp(line, "file\t", 5) == 0)
+			continue;
+		*tab = 0;
+		char path[8192 + 512];
+		snprintf(path, sizeof path, "%s/%s", XR_CORPUS_DIR, line);
+		size_t len = 0;
+		char *text = slurp(path, &len);
+		if (!text)
+			continue;
+		Diag d;
+		diag_init(&d);
+		HloModule *m = load_verified(line, text, len, &d);
+		diag_free(&d);
+		free(text);
+		if (!m)
+			continue;
+		for (int collapsed = 0; collapsed < 2; collapsed++) {
+			VizOpts o = {.fusions_collapsed = collapsed};
+			VizResult r;
+			char *dot = module_dot(m, &o, &r);
+			if (r.nodes > VIZ_DEFAULT_MAX_NODES || !balanced(dot))
+				fail_msg("%s: %d nodes, balanced %d", line,
+					 r.nodes, balanced(dot));
+			fell += r.level != VIZ_FULL;
+			free(dot);
+		}
+		hlo_module_free(m);
+		n++;
+	}
+	fclose(idx);
+	assert_true(n > 300);
+	assert_true(fell > 0); /* the big ones did fall back */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_colours_and_labels),
+		cmocka_unit_test(test_fusion_expanded),
+		cmocka_unit_test(test_fusion_collapsed),
+		cmocka_unit_test(test_while_body_cluster),
+		cmocka_unit_test(test_neighbourhood),
+		cmocka_unit_test(test_cap_falls_back),
+		cmocka_unit_test(test_compare_panels),
+		cmocka_unit_test(test_corpus_cap),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
