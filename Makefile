@@ -5,6 +5,7 @@
 #   make asan          test suite under ASan+UBSan (build-asan/)
 #   make bench         load benchmark (parse + verify), not a test
 #   make fuzz          libFuzzer parser harness, short run (build-fuzz/)
+#   make fuzz-passes   libFuzzer harness for the passes (same options)
 #   make format        clang-format the C sources in place
 #
 # WERROR=1 turns warnings into errors (CI). JOBS=N sets parallelism.
@@ -29,7 +30,7 @@ WERROR_FLAG := -DXR_WERROR=$(if $(filter 1 ON on yes YES true,$(WERROR)),ON,OFF)
 DEPS_STAMP := build/.deps-stamp
 FORMAT_FILES = $(shell find core repl viz tests -name '*.[ch]' 2>/dev/null)
 
-.PHONY: all deps build demo test asan bench fuzz format format-check clean
+.PHONY: all deps build demo test asan bench fuzz fuzz-passes fuzz-run format format-check clean
 
 all: build
 
@@ -62,6 +63,13 @@ bench: build
 # -fsanitize=fuzzer,address,undefined. New inputs go to build-fuzz/corpus;
 # tests/fuzz/seeds is only read. A crash leaves build-fuzz/crash-*.
 fuzz: deps
+	@$(MAKE) fuzz-run FUZZ_TARGET=fuzz_parser
+
+fuzz-passes: deps
+	@$(MAKE) fuzz-run FUZZ_TARGET=fuzz_passes
+
+# FUZZ_TARGET: fuzz_parser or fuzz_passes; each keeps its own corpus.
+fuzz-run:
 	@if ! command -v clang >/dev/null 2>&1; then \
 		echo "fuzz: skipped: clang not found"; exit 0; fi; \
 	set -e; \
@@ -70,13 +78,14 @@ fuzz: deps
 	if ! grep -q '^XR_HAVE_LIBFUZZER:INTERNAL=1' build-fuzz/CMakeCache.txt; \
 	then echo "fuzz: skipped: clang cannot link -fsanitize=fuzzer" \
 		"(install libclang-rt-14-dev)"; exit 0; fi; \
-	$(CMAKE) --build build-fuzz -j$(JOBS) --target fuzz_parser; \
-	mkdir -p build-fuzz/corpus; \
+	$(CMAKE) --build build-fuzz -j$(JOBS) --target $(FUZZ_TARGET); \
+	mkdir -p build-fuzz/corpus-$(FUZZ_TARGET); \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	./build-fuzz/fuzz_parser -max_total_time=$(FUZZ_SECONDS) \
+	./build-fuzz/$(FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) \
 		-runs=$(FUZZ_RUNS) -seed=$(FUZZ_SEED) -timeout=10 \
 		-print_final_stats=1 \
-		-artifact_prefix=build-fuzz/ build-fuzz/corpus tests/fuzz/seeds
+		-artifact_prefix=build-fuzz/ build-fuzz/corpus-$(FUZZ_TARGET) \
+		tests/fuzz/seeds
 
 format:
 	clang-format -i $(FORMAT_FILES)

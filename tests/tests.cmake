@@ -6,7 +6,8 @@
 #                              bash run-<x>.sh XLA_REPL CORPUS_DIR from its
 #                              own directory
 #   tests/bench/*.c            xr_bench (a benchmark, not a test: make bench)
-#   tests/fuzz/fuzz_parser.c   libFuzzer harness, with -DXR_FUZZ=ON and clang
+#   tests/fuzz/fuzz_parser.c   libFuzzer harnesses (and fuzz_passes.c), with
+#                              -DXR_FUZZ=ON and clang
 #
 # Exit code 77 means "skipped" for every test (no GPU, no corpus, ...).
 
@@ -143,6 +144,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *p, size_t n)
         -fsanitize=fuzzer ${XR_FUZZ_FLAGS})
       target_link_options(fuzz_parser PRIVATE -fsanitize=fuzzer ${XR_FUZZ_FLAGS})
       target_link_libraries(fuzz_parser PRIVATE xr_core_fuzz)
+      # The passes on whatever parses and verifies (tests/fuzz/fuzz_passes.c).
+      add_executable(fuzz_passes "${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz_passes.c")
+      target_compile_options(fuzz_passes PRIVATE ${XR_WARNINGS}
+        -fsanitize=fuzzer ${XR_FUZZ_FLAGS})
+      target_link_options(fuzz_passes PRIVATE -fsanitize=fuzzer ${XR_FUZZ_FLAGS})
+      target_link_libraries(fuzz_passes PRIVATE xr_core_fuzz)
     endif()
   endif()
 endif()
