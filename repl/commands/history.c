@@ -17,7 +17,7 @@
 #include "textdiff.h"
 
 /* constant-folding's cap on the elements of a folded result. */
-enum { FOLD_MAX_ELEMS = 1 << 16, DIFF_CONTEXT = 3 };
+enum { FOLD_MAX_ELEMS = 1 << 16, DIFF_CONTEXT = 3, PASS_LOG_LINES = 100 };
 
 /* One pass applied on the side, waiting to be committed. */
 typedef struct Applied {
@@ -25,6 +25,7 @@ typedef struct Applied {
 	PassResult r;
 	PassCtx cx;
 	FusionLog *log; /* what a fusion pass decided */
+	StrBuf rewrites; /* one line per rewrite (`set pass-log on`) */
 } Applied;
 
 bool cmd_passes(Session *s, const CmdArgs *a)
@@ -63,6 +64,7 @@ static void free_applied(Applied *v, int n)
 	for (int i = 0; i < n; i++) {
 		hlo_module_free(v[i].r.m);
 		fusion_log_free(v[i].log);
+		sb_free(&v[i].rewrites);
 	}
 	free(v);
 }
@@ -81,10 +83,12 @@ static bool apply_all(Session *s, const Pass **p, int n, Applied *v)
 			diag_free(&d);
 			return repl_error(s, "out of memory");
 		}
+		sb_init(&v[i].rewrites);
 		v[i].cx = (PassCtx){.d = &d,
 				    .fold_max_elems = FOLD_MAX_ELEMS,
 				    .fusion_log = v[i].log,
-				    .fusion_off = s->fusion_off};
+				    .fusion_off = s->fusion_off,
+				    .log = s->pass_log ? &v[i].rewrites : NULL};
 		bool ok = pass_apply(m, p[i], &v[i].cx, &v[i].r);
 		v[i].cx.d = NULL;
 		repl_print_diag(s, &d);
@@ -100,7 +104,7 @@ static bool apply_all(Session *s, const Pass **p, int n, Applied *v)
 	return true;
 }
 
-static void print_applied(Session *s, const Applied *v)
+static void print_applied(Session *s, Applied *v)
 {
 	const PassResult *r = &v->r;
 	fprintf(s->out,
@@ -113,6 +117,18 @@ static void print_applied(Session *s, const Applied *v)
 		fprintf(s->out, "  rule %s fired %d time%s\n",
 			v->cx.rules[i].rule, v->cx.rules[i].count,
 			v->cx.rules[i].count == 1 ? "" : "s");
+	/* The rewrites themselves, at most PASS_LOG_LINES of them. */
+	const char *t = sb_str(&v->rewrites);
+	int lines = 0;
+	while (*t) {
+		size_t n = strcspn(t, "\n");
+		if (lines++ < PASS_LOG_LINES)
+			fprintf(s->out, "    %.*s\n", (int)n, t);
+		t += n + (t[n] == '\n');
+	}
+	if (lines > PASS_LOG_LINES)
+		fprintf(s->out, "    ... %d more rewrites\n",
+			lines - PASS_LOG_LINES);
 }
 
 /* After a fusion pass became the current step: its decisions are what

@@ -78,6 +78,16 @@ static void show_fusion(const Session *s, char *buf, size_t cap)
 	snprintf(buf, cap, "%s", s->fusion_off ? "off" : "on");
 }
 
+static bool set_pass_log(Session *s, const char *v)
+{
+	return parse_onoff(s, "pass-log", v, "on", "off", &s->pass_log);
+}
+
+static void show_pass_log(const Session *s, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s", s->pass_log ? "on" : "off");
+}
+
 static bool set_fusions(Session *s, const char *v)
 {
 	return parse_onoff(s, "fusions", v, "collapsed", "expanded",
@@ -125,6 +135,8 @@ static const Option options[] = {
 	 set_fusion, show_fusion},
 	{"fusions", "expanded|collapsed: fusions drawn with their insides or "
 		    "as one node", set_fusions, show_fusions},
+	{"pass-log", "on|off: on makes 'pass' print every rewrite it made",
+	 set_pass_log, show_pass_log},
 	{"cpu-gbps", "memory bandwidth of the CPU roofline (GB/s)",
 	 set_cpu_gbps, show_cpu_gbps},
 	{"cpu-gflops", "f32 compute peak of the CPU roofline (GFLOP/s)",

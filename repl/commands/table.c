@@ -343,6 +343,7 @@ static const Command commands[] = {
 	 "With no arguments lists the options and their values:\n"
 	 "  max-memory SIZE      buffers one run may use (K, M, G suffixes)\n"
 	 "  fusion on|off        off: the fusion pass fuses nothing\n"
+	 "  pass-log on|off      on: 'pass' prints every rewrite it made\n"
 	 "  fusions expanded|collapsed\n"
 	 "                       pictures draw fusions' insides or one node\n"
 	 "  cpu-gbps, cpu-gflops, gpu-gbps, gpu-gflops X\n"
