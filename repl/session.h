@@ -83,6 +83,8 @@ typedef struct Session {
 	/* Options (`set`) that passes, analyses and pictures read. */
 	bool fusion_off;        /* `set fusion off`: the fusion pass declines */
 	bool fusions_collapsed; /* `set fusions collapsed`: one node each */
+	bool bodies_summarised; /* `set bodies summary`: loop bodies drawn
+				   as one line, not clusters */
 	bool pass_log;          /* `set pass-log on`: `pass` prints each
 				   rewrite */
 	double cpu_gbps, cpu_gflops; /* roofline machines for `cost` */

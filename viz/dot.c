@@ -945,7 +945,7 @@ static bool draw_panel(const Panel *p, StrBuf *out, VizResult *r)
 	memset(r, 0, sizeof *r);
 	v.top = p->o->center ? p->o->center->parent : m->entry;
 	v.collapse = p->o->fusions_collapsed;
-	v.bodies = true;
+	v.bodies = !p->o->bodies_summarised;
 	if (ok && p->o->center) {
 		v.subset = true;
 		const HloInstr *c = p->o->center;

@@ -26,6 +26,9 @@ enum { VIZ_DEFAULT_MAX_NODES = 400, VIZ_MAX_DEPTH = 64 };
 
 typedef struct VizOpts {
 	bool fusions_collapsed; /* `set fusions collapsed` */
+	bool bodies_summarised; /* `set bodies summary`: while, conditional
+				   and call bodies as one line in their
+				   caller's label, not clusters */
 	int max_nodes;          /* node cap; <= 0: VIZ_DEFAULT_MAX_NODES */
 	/* Neighbourhood: only instructions up to depth edges from centre
 	 * (an instruction of the module drawn), cut-off edges dashed. */

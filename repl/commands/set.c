@@ -78,6 +78,17 @@ static void show_fusion(const Session *s, char *buf, size_t cap)
 	snprintf(buf, cap, "%s", s->fusion_off ? "off" : "on");
 }
 
+static bool set_bodies(Session *s, const char *v)
+{
+	return parse_onoff(s, "bodies", v, "summary", "clusters",
+			   &s->bodies_summarised);
+}
+
+static void show_bodies(const Session *s, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s", s->bodies_summarised ? "summary" : "clusters");
+}
+
 static bool set_pass_log(Session *s, const char *v)
 {
 	return parse_onoff(s, "pass-log", v, "on", "off", &s->pass_log);
@@ -135,6 +146,8 @@ static const Option options[] = {
 	 set_fusion, show_fusion},
 	{"fusions", "expanded|collapsed: fusions drawn with their insides or "
 		    "as one node", set_fusions, show_fusions},
+	{"bodies", "clusters|summary: while, conditional and call bodies "
+		   "drawn as clusters or as one line", set_bodies, show_bodies},
 	{"pass-log", "on|off: on makes 'pass' print every rewrite it made",
 	 set_pass_log, show_pass_log},
 	{"cpu-gbps", "memory bandwidth of the CPU roofline (GB/s)",

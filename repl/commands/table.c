@@ -346,6 +346,8 @@ static const Command commands[] = {
 	 "  pass-log on|off      on: 'pass' prints every rewrite it made\n"
 	 "  fusions expanded|collapsed\n"
 	 "                       pictures draw fusions' insides or one node\n"
+	 "  bodies clusters|summary\n"
+	 "                       pictures draw loop bodies as boxes or one line\n"
 	 "  cpu-gbps, cpu-gflops, gpu-gbps, gpu-gflops X\n"
 	 "                       the machines of the 'cost' roofline\n"
 	 "\n"

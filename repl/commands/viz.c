@@ -21,7 +21,8 @@ static int current_step(const Session *s)
 
 static VizOpts base_opts(const Session *s)
 {
-	return (VizOpts){.fusions_collapsed = s->fusions_collapsed};
+	return (VizOpts){.fusions_collapsed = s->fusions_collapsed,
+			 .bodies_summarised = s->bodies_summarised};
 }
 
 static const char *quote(char *buf, size_t cap, const char *w)

@@ -204,6 +204,12 @@ static void test_while_body_cluster(void **state)
 	/* Each body's root goes back to the while, dashed. */
 	assert_int_equal(count(dot, "style=dashed, ltail=cluster_"), 2);
 	free(dot);
+	/* `set bodies summary`: no clusters, the while node stays. */
+	o.bodies_summarised = true;
+	dot = module_dot(m, &o, NULL);
+	assert_int_equal(count(dot, "subgraph cluster_"), 0);
+	assert_true(has_node(dot, m, "w"));
+	free(dot);
 	hlo_module_free(m);
 }
 
