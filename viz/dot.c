@@ -130,13 +130,8 @@ static Scheme scheme_of(const HloInstr *ins, bool fused)
 
 /* --- text helpers --- */
 
-/* s escaped for an HTML-like label, cut at max characters with "...". */
-static void esc(StrBuf *b, const char *s, size_t max)
+void viz_html_escape(StrBuf *b, const char *s, size_t n, bool controls)
 {
-	size_t n = strlen(s);
-	bool cut = max && n > max;
-	if (cut)
-		n = max - 3;
 	for (size_t i = 0; i < n; i++) {
 		switch (s[i]) {
 		case '&':
@@ -152,12 +147,20 @@ static void esc(StrBuf *b, const char *s, size_t max)
 			sb_puts(b, "&quot;");
 			break;
 		default:
-			if ((unsigned char)s[i] < 32)
+			if (!controls && (unsigned char)s[i] < 32)
 				sb_putc(b, ' ');
 			else
 				sb_putc(b, s[i]);
 		}
 	}
+}
+
+/* s escaped for an HTML-like label, cut at max characters with "...". */
+static void esc(StrBuf *b, const char *s, size_t max)
+{
+	size_t n = strlen(s);
+	bool cut = max && n > max;
+	viz_html_escape(b, s, cut ? max - 3 : n, false);
 	if (cut)
 		sb_puts(b, "...");
 }

@@ -68,6 +68,10 @@ bool viz_dot_compare(StrBuf *out, const HloModule *a, const char *title_a,
 		     const HloModule *b, const char *title_b, const VizOpts *o,
 		     VizResult *ra, VizResult *rb);
 
+/* s[0..n) with & < > " escaped for HTML (and Graphviz's HTML-like
+ * labels); control characters become blanks unless controls. */
+void viz_html_escape(StrBuf *b, const char *s, size_t n, bool controls);
+
 /* Instructions of the entry computation of m added or changed with
  * respect to prev (matched by name); the count. */
 int viz_count_changed(const HloModule *m, const HloModule *prev);

@@ -17,24 +17,7 @@ enum { DIFF_CONTEXT = 3, DIFF_MAX_LINES = 600 };
 
 static void html(StrBuf *b, const char *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		switch (s[i]) {
-		case '&':
-			sb_puts(b, "&amp;");
-			break;
-		case '<':
-			sb_puts(b, "&lt;");
-			break;
-		case '>':
-			sb_puts(b, "&gt;");
-			break;
-		case '"':
-			sb_puts(b, "&quot;");
-			break;
-		default:
-			sb_putc(b, s[i]);
-		}
-	}
+	viz_html_escape(b, s, n, true);
 }
 
 static void html_str(StrBuf *b, const char *s) { html(b, s, strlen(s)); }

@@ -118,6 +118,14 @@ bool cmd_redo(Session *s, const CmdArgs *a);
 bool cmd_history(Session *s, const CmdArgs *a);
 bool cmd_diff(Session *s, const CmdArgs *a);
 void cmd_complete_passes(const Session *s, const char *prefix, CmdMatches *out);
+/* The current history step's number, as `history` shows it. */
+int cmd_current_step(const Session *s);
+/* A step number from the history (error when there is none). */
+bool cmd_parse_step(Session *s, const char *w, int *k);
+/* Two steps from n words: none (the previous and the current step), A
+ * (A and the current one) or A B. cmd names the command in errors. */
+bool cmd_step_pair(Session *s, char *const *w, int n, int *ka, int *kb,
+		   const char *cmd);
 void cmd_complete_pipelines(const Session *s, const char *prefix,
 			    CmdMatches *out);
 

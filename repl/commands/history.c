@@ -140,7 +140,7 @@ static void keep_log(Session *s, Applied *v)
 	bool more = !strcmp(v->pass->name, "multi-output-fusion");
 	if (!fresh && !more)
 		return;
-	int step = s->hist_dropped + s->hist_cur;
+	int step = cmd_current_step(s);
 	if (fresh || !s->fusion_log || s->fusion_log_step != step - 1) {
 		fusion_log_free(s->fusion_log);
 		s->fusion_log = v->log;
@@ -260,7 +260,7 @@ void cmd_complete_pipelines(const Session *s, const char *prefix,
 
 /* --- moving through versions --- */
 
-static int current_step(const Session *s)
+int cmd_current_step(const Session *s)
 {
 	return s->hist_dropped + s->hist_cur;
 }
@@ -292,7 +292,7 @@ bool cmd_undo(Session *s, const CmdArgs *a)
 				  s->hist_dropped ? " (older steps were "
 						    "dropped)"
 						  : "");
-	return move_to(s, current_step(s) - 1, "undo");
+	return move_to(s, cmd_current_step(s) - 1, "undo");
 }
 
 bool cmd_redo(Session *s, const CmdArgs *a)
@@ -300,7 +300,7 @@ bool cmd_redo(Session *s, const CmdArgs *a)
 	(void)a;
 	if (s->hist_cur + 1 >= s->nhist)
 		return repl_error(s, "nothing to redo");
-	return move_to(s, current_step(s) + 1, "redo");
+	return move_to(s, cmd_current_step(s) + 1, "redo");
 }
 
 bool cmd_history(Session *s, const CmdArgs *a)
@@ -320,16 +320,14 @@ bool cmd_history(Session *s, const CmdArgs *a)
 }
 
 /* A step number as `history` shows it, one that is still kept. */
-static bool parse_step(Session *s, const char *w, int *k)
+bool cmd_parse_step(Session *s, const char *w, int *k)
 {
-	char *end;
+	char *end, q[80];
 	errno = 0;
 	long v = strtol(w, &end, 10);
-	char q[80];
 	if (!*w || *end || errno || v < 0 || v > 1 << 30)
 		return repl_error(s,
-				  "invalid step '%s' (a number from "
-				  "'history')",
+				  "invalid step '%s' (a number from 'history')",
 				  repl_quote(q, sizeof q, w, strlen(w)));
 	*k = (int)v;
 	if (repl_history_step(s, *k))
@@ -338,6 +336,20 @@ static bool parse_step(Session *s, const char *w, int *k)
 		return repl_error(s, "no step %d: the history is empty", *k);
 	return repl_error(s, "no step %d (steps are %d-%d)", *k,
 			  s->hist_dropped, s->hist_dropped + s->nhist - 1);
+}
+
+bool cmd_step_pair(Session *s, char *const *w, int n, int *ka, int *kb,
+		   const char *cmd)
+{
+	int cur = cmd_current_step(s);
+	*ka = cur - 1;
+	*kb = cur;
+	if (n == 0 && !repl_history_step(s, *ka))
+		return repl_error(s, "no previous step to compare with (try "
+				     "'%s A B')", cmd);
+	if (n >= 1 && !cmd_parse_step(s, w[0], ka))
+		return false;
+	return n < 2 || cmd_parse_step(s, w[1], kb);
 }
 
 static void print_text(StrBuf *b, const HloModule *m)
@@ -378,13 +390,7 @@ bool cmd_diff(Session *s, const CmdArgs *a)
 {
 	if (!repl_need_module(s))
 		return false;
-	int cur = current_step(s), ka = cur - 1, kb = cur;
-	if (a->argc == 0 && !repl_history_step(s, ka))
-		return repl_error(s, "no previous step to compare with (try "
-				     "'diff A B')");
-	if (a->argc >= 1 && !parse_step(s, a->argv[0], &ka))
-		return false;
-	if (a->argc == 2 && !parse_step(s, a->argv[1], &kb))
-		return false;
-	return diff_steps(s, ka, kb);
+	int ka, kb;
+	return cmd_step_pair(s, a->argv, a->argc, &ka, &kb, "diff") &&
+	       diff_steps(s, ka, kb);
 }

@@ -14,11 +14,6 @@
 #include "render.h"
 #include "report.h"
 
-static int current_step(const Session *s)
-{
-	return s->hist_dropped + s->hist_cur;
-}
-
 static VizOpts base_opts(const Session *s)
 {
 	return (VizOpts){.fusions_collapsed = s->fusions_collapsed,
@@ -185,7 +180,7 @@ bool cmd_render(Session *s, const CmdArgs *a)
 	}
 	if (a->argc == 3 && !parse_depth(s, a->argv[2], &o.depth))
 		return false;
-	const HistStep *prev = repl_history_step(s, current_step(s) - 1);
+	const HistStep *prev = repl_history_step(s, cmd_current_step(s) - 1);
 	o.prev = prev ? prev->mod : NULL;
 	Picture p = {.b = s->mod, .o = o};
 	if (!draw_picture(s, &p, path, fmt))
@@ -197,40 +192,15 @@ bool cmd_render(Session *s, const CmdArgs *a)
 	return true;
 }
 
-/* A step number as `history` shows it, one that is still kept. */
-static bool parse_step(Session *s, const char *w, int *k)
-{
-	char *end, q[80];
-	errno = 0;
-	long v = strtol(w, &end, 10);
-	if (!*w || *end || errno || v < 0 || v > 1 << 30)
-		return repl_error(s,
-				  "invalid step '%s' (a number from 'history')",
-				  quote(q, sizeof q, w));
-	*k = (int)v;
-	if (repl_history_step(s, *k))
-		return true;
-	if (s->nhist == 0)
-		return repl_error(s, "no step %d: the history is empty", *k);
-	return repl_error(s, "no step %d (steps are %d-%d)", *k,
-			  s->hist_dropped, s->hist_dropped + s->nhist - 1);
-}
-
 bool cmd_compare(Session *s, const CmdArgs *a)
 {
 	if (!repl_need_module(s))
 		return false;
 	const char *path = a->argv[0];
-	int cur = current_step(s), ka = cur - 1, kb = cur;
-	if (a->argc == 1 && !repl_history_step(s, ka))
-		return repl_error(s, "no previous step to compare with (try "
-				     "'compare PATH A B')");
-	if (a->argc >= 2 && !parse_step(s, a->argv[1], &ka))
+	int ka, kb;
+	if (!cmd_step_pair(s, a->argv + 1, a->argc - 1, &ka, &kb,
+			   "compare PATH"))
 		return false;
-	if (a->argc == 3 && !parse_step(s, a->argv[2], &kb))
-		return false;
-	if (a->argc == 2 && !repl_history_step(s, kb))
-		return repl_error(s, "no current step to compare with");
 	const char *fmt = picture_format(s, path);
 	if (!fmt)
 		return false;
