@@ -21,6 +21,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?= 2000000
 # 0: a new random seed each run; CI fixes it so its run is reproducible.
 FUZZ_SEED ?= 0
+FUZZ_SEED_DIRS ?= tests/fuzz/seeds
 CMAKE ?= cmake
 CTEST ?= ctest
 
@@ -66,7 +67,8 @@ fuzz: deps
 	@$(MAKE) fuzz-run FUZZ_TARGET=fuzz_parser
 
 fuzz-passes: deps
-	@$(MAKE) fuzz-run FUZZ_TARGET=fuzz_passes
+	@$(MAKE) fuzz-run FUZZ_TARGET=fuzz_passes \
+		FUZZ_SEED_DIRS="tests/fuzz/seeds tests/fuzz/seeds-passes"
 
 # FUZZ_TARGET: fuzz_parser or fuzz_passes; each keeps its own corpus.
 fuzz-run:
@@ -85,7 +87,7 @@ fuzz-run:
 		-runs=$(FUZZ_RUNS) -seed=$(FUZZ_SEED) -timeout=10 \
 		-print_final_stats=1 \
 		-artifact_prefix=build-fuzz/ build-fuzz/corpus-$(FUZZ_TARGET) \
-		tests/fuzz/seeds
+		$(FUZZ_SEED_DIRS)
 
 format:
 	clang-format -i $(FORMAT_FILES)
