@@ -321,6 +321,9 @@ static const char *unfusible(const HloInstr *x)
 			return "a custom fusion";
 		if (fc->root->op == HLO_TUPLE)
 			return "a multi-output fusion";
+		if (hlo_comp_param_count(fc) != x->nops)
+			return "a fusion passing operands its computation "
+			       "does not read";
 		return NULL;
 	}
 	case HLO_BROADCAST: case HLO_RESHAPE: case HLO_BITCAST:
@@ -1057,13 +1060,18 @@ static void record(Fz *z, const char *prod, const char *cons, const char *comp,
 {
 	if (!z->log || z->failed)
 		return;
-	size_t kn = strlen(prod) + strlen(cons) + strlen(comp) + 3;
-	char *key = malloc(kn);
+	size_t lc = strlen(comp), lp = strlen(prod), ln = strlen(cons);
+	char *key = malloc(lc + lp + ln + 3);
 	if (!key) {
 		z->failed = true;
 		return;
 	}
-	snprintf(key, kn, "%s %s %s", comp, prod, cons);
+	/* "comp prod cons" (names have no blanks) */
+	memcpy(key, comp, lc);
+	key[lc] = ' ';
+	memcpy(key + lc + 1, prod, lp);
+	key[lc + 1 + lp] = ' ';
+	memcpy(key + lc + 2 + lp, cons, ln + 1);
 	FusionLog *l = z->log;
 	void *at = namemap_get(&z->seen, key);
 	FusionDecision *d;
@@ -1299,8 +1307,9 @@ bool pass_fusion(HloModule *m, PassCtx *cx)
 typedef struct Order {
 	int *lv; /* by instruction id */
 	int cap;
-	HloInstr **stack; /* scratch for walks, c->n + 1 entries... grown */
+	HloInstr **stack; /* scratch for walks */
 	int cap_stack;
+	bool stale; /* a raise ran out of stack: rebuild before trusting */
 } Order;
 
 static bool order_fit(Order *o, HloModule *m, int nstack)
@@ -1363,6 +1372,8 @@ static bool raise_levels(Order *o, HloModule *m, HloInstr *x)
 			o->lv[u->id] = o->lv[y->id] + 1;
 			if (sp < o->cap_stack)
 				o->stack[sp++] = u;
+			else
+				o->stale = true;
 		}
 	}
 	return true;
@@ -1388,8 +1399,10 @@ static bool reaches(HloModule *m, Order *o, HloInstr *a, HloInstr *b)
 			if (y == a)
 				return true;
 			if (y->parent != x->parent || y->mark == mk ||
-			    o->lv[y->id] <= lo || sp >= o->cap_stack)
+			    o->lv[y->id] <= lo)
 				continue;
+			if (sp >= o->cap_stack)
+				return true; /* cannot tell: say yes (no merge) */
 			y->mark = mk;
 			o->stack[sp++] = y;
 		}
@@ -1425,6 +1438,9 @@ static const char *mof_unfit(const HloInstr *x)
 		if (!k || !fc || !fc->root ||
 		    (strcmp(k, "kLoop") && strcmp(k, "kInput")))
 			return "not a loop or input fusion";
+		if (hlo_comp_param_count(fc) != x->nops)
+			return "a fusion passing operands its computation "
+			       "does not read";
 		return NULL;
 	}
 	const char *why = unfusible(x);
@@ -1785,6 +1801,15 @@ static void mof_comp(Fz *z, HloComp *c)
 			HloInstr *x = snap[i];
 			if (x->parent != c)
 				continue;
+			if (ord.stale) {
+				pass_compact(c);
+				if (!topo_sort(z->m, c) ||
+				    !order_build(&ord, z->m, c)) {
+					z->failed = true;
+					break;
+				}
+				ord.stale = false;
+			}
 			bool changed = producer_mof(z, x, &ord);
 			if (!changed && x->parent == c && x->nusers >= 2 &&
 			    shape_elements(x->shape) > 1)
