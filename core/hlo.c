@@ -230,10 +230,12 @@ static bool add_user(HloInstr *op, HloInstr *user)
 	return true;
 }
 
-/* Removes one occurrence of user from op's users. */
+/* Removes user from op's users (a set: it is there once). The search
+ * runs from the end: hlo_replace_all_uses takes users from the end, so
+ * moving every use of a value with many users stays linear. */
 static void remove_user(HloInstr *op, HloInstr *user)
 {
-	for (int i = 0; i < op->nusers; i++) {
+	for (int i = op->nusers - 1; i >= 0; i--) {
 		if (op->users[i] == user) {
 			memmove(&op->users[i], &op->users[i + 1],
 				sizeof *op->users * (size_t)(op->nusers - i - 1));
@@ -241,14 +243,6 @@ static void remove_user(HloInstr *op, HloInstr *user)
 			return;
 		}
 	}
-}
-
-static bool has_user(const HloInstr *op, const HloInstr *user)
-{
-	for (int i = 0; i < op->nusers; i++)
-		if (op->users[i] == user)
-			return true;
-	return false;
 }
 
 HloInstr *hlo_instr_new(HloComp *c, HloOpcode op, Shape *shape,
@@ -298,23 +292,36 @@ HloInstr *hlo_comp_find(const HloComp *c, const char *name)
 	return namemap_get(&c->names, name);
 }
 
-static int count_operand(const HloInstr *ins, const HloInstr *v)
+/* Whether v is an operand of ins in a slot other than skip. */
+static bool uses_elsewhere(const HloInstr *ins, const HloInstr *v, int skip)
 {
-	int k = 0;
 	for (int i = 0; i < ins->nops; i++)
-		k += ins->ops[i] == v;
-	return k;
+		if (i != skip && ins->ops[i] == v)
+			return true;
+	return false;
 }
 
+/* Whether v is an operand of ins in a slot before end. */
+static bool uses_before(const HloInstr *ins, const HloInstr *v, int end)
+{
+	for (int i = 0; i < end; i++)
+		if (ins->ops[i] == v)
+			return true;
+	return false;
+}
+
+/* Use lists are exact (ins is a user of v exactly when v is one of its
+ * operands), so both checks look at ins's operands, not at the users of
+ * old or v: a value with thousands of users costs no more. */
 void hlo_set_operand(HloInstr *ins, int i, HloInstr *v)
 {
 	HloInstr *old = ins->ops[i];
 	if (old == v)
 		return;
 	ins->ops[i] = v;
-	if (old && count_operand(ins, old) == 0)
+	if (old && !uses_elsewhere(ins, old, i))
 		remove_user(old, ins);
-	if (v && !has_user(v, ins))
+	if (v && !uses_elsewhere(ins, v, i))
 		add_user(v, ins);
 }
 
@@ -334,8 +341,8 @@ void hlo_replace_all_uses(HloInstr *old, HloInstr *with)
 void hlo_instr_remove(HloInstr *ins)
 {
 	HloComp *c = ins->parent;
-	for (int i = 0; i < ins->nops; i++)
-		if (ins->ops[i] && has_user(ins->ops[i], ins))
+	for (int i = 0; i < ins->nops; i++) /* once per distinct operand */
+		if (ins->ops[i] && !uses_before(ins, ins->ops[i], i))
 			remove_user(ins->ops[i], ins);
 	for (int i = 0; i < c->n; i++) {
 		if (c->instrs[i] == ins) {
@@ -349,6 +356,45 @@ void hlo_instr_remove(HloInstr *ins)
 	if (c->root == ins)
 		c->root = NULL;
 	ins->parent = NULL;
+}
+
+void hlo_instr_unlink(HloInstr *ins)
+{
+	HloComp *c = ins->parent;
+	namemap_del(&c->names, ins->name);
+	if (c->root == ins)
+		c->root = NULL;
+	ins->parent = NULL;
+}
+
+/* Drops unlinked users from ins's user list, keeping the order. */
+static void sweep_users(HloInstr *ins)
+{
+	int k = 0;
+	for (int i = 0; i < ins->nusers; i++)
+		if (ins->users[i]->parent)
+			ins->users[k++] = ins->users[i];
+	ins->nusers = k;
+}
+
+void hlo_comp_sweep(HloComp *c)
+{
+	int k = 0;
+	for (int i = 0; i < c->n; i++) {
+		HloInstr *ins = c->instrs[i];
+		if (ins->parent == c) {
+			c->instrs[k++] = ins;
+			continue;
+		}
+		if (!ins->parent) /* unlinked: its users are swept below */
+			for (int j = 0; j < ins->nops; j++)
+				ins->ops[j] = NULL;
+	}
+	if (k == c->n)
+		return; /* nothing went: every user list is exact already */
+	c->n = k;
+	for (int i = 0; i < k; i++)
+		sweep_users(c->instrs[i]);
 }
 
 bool hlo_instr_rename(HloInstr *ins, const char *name)

@@ -215,6 +215,18 @@ void hlo_set_operand(HloInstr *ins, int i, HloInstr *v);
 void hlo_replace_all_uses(HloInstr *old, HloInstr *with);
 /* Removes an instruction with no users from its computation. */
 void hlo_instr_remove(HloInstr *ins);
+/* Batch removal for passes that drop many instructions: unlink takes an
+ * instruction with no users out of its computation's names (and root)
+ * and sets its parent to NULL, but leaves it in the program order and in
+ * its operands' user lists, so n removals cost O(n) even when the
+ * operands have many users. Until hlo_comp_sweep, those user lists still
+ * name it (nusers counts it): a pass must not rely on them. */
+void hlo_instr_unlink(HloInstr *ins);
+/* Finishes the unlinks of c: drops every instruction with a NULL parent
+ * from c's program order and from the user lists of c's instructions
+ * (the order of the others is kept) and clears its operands - the state
+ * one removal at a time would have left. Linear in c's size and uses. */
+void hlo_comp_sweep(HloComp *c);
 bool hlo_instr_rename(HloInstr *ins, const char *name);
 HloInstr *hlo_comp_param(const HloComp *c, int64_t number);
 int hlo_comp_param_count(const HloComp *c);

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# bench.sh - run the load benchmark (parse + verify of generated modules).
+# bench.sh - run the benchmark: load (parse + verify) of generated modules
+# and the default pipeline over them, pass by pass through pass_apply.
 # Usage: scripts/bench.sh [XR_BENCH] [ARGS...]   (make bench)
-#   XR_BENCH defaults to build/xr_bench; ARGS go to it (--check, sizes).
-# A benchmark, not a test: it prints figures and exits 0 unless the load
-# itself fails (or a target is missed with --check).
+#   XR_BENCH defaults to build/xr_bench; ARGS go to it (--check, --runs R,
+#   --pipeline-only, sizes; default sizes 10000 100000).
+# A benchmark, not a test: it prints figures (medians; the host may be
+# shared, so compare runs on a quiet machine) and exits 0 unless a load or
+# a pass fails (or a target is missed with --check).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bench=build/xr_bench

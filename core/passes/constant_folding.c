@@ -56,8 +56,10 @@ static bool foldable(const HloInstr *ins, int64_t cap)
 	if (!shape_is_array(s) || shape_is_dynamic(s) || s->type == DT_TOKEN)
 		return false;
 	int64_t n = shape_elements(s);
-	return n >= 0 && n <= cap && interp_supports(ins->op) &&
-	       operands_known(ins) && !pass_has_side_effect(ins);
+	/* operands_known first: it rules out nearly everything, cheaply
+	 * (interp_supports builds the interpreter's table on each call) */
+	return n >= 0 && n <= cap && operands_known(ins) &&
+	       interp_supports(ins->op) && !pass_has_side_effect(ins);
 }
 
 /* A computation "p0..pk -> copy of ins" in m, for the interpreter. */
@@ -138,7 +140,7 @@ static bool fold(HloInstr *ins)
 	k->shape_given = true;
 	pass_place_before(c, first, ins);
 	hlo_replace_all_uses(ins, k);
-	pass_detach(ins);
+	hlo_instr_unlink(ins); /* its operands' user lists: hlo_comp_sweep */
 	return true;
 }
 
@@ -161,7 +163,7 @@ static int fold_comp_instrs(HloComp *c, int64_t cap, PassCtx *cx)
 		k++;
 	}
 	free(po);
-	pass_compact(c);
+	hlo_comp_sweep(c);
 	return k;
 }
 

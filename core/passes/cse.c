@@ -5,7 +5,9 @@
  * sorted for commutative opcodes - and attribute values in name order,
  * metadata left out) plus, for constants, a hash of the literal's data.
  * An instruction whose key matches an earlier one (and, for constants,
- * whose literal is equal) is replaced by it and removed. Never merged:
+ * whose literal is equal) is replaced by it and removed. Keys are printed
+ * only for instructions that share opcode and operands with another (see
+ * "signatures"), which keeps the pass cheap on real modules. Never merged:
  * parameters, instructions with side effects (pass_has_side_effect),
  * constants written as {...} (their values are unknown).
  * Requires: a verified module.
@@ -52,27 +54,43 @@ static int cmp_attr(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* Operand i of ins in key order. */
+static int op_id(const HloInstr *ins, int i)
+{
+	bool swap = (hlo_opcode_flags(ins->op) & XF_COMM) && ins->nops == 2 &&
+		    ins->ops[0]->id > ins->ops[1]->id;
+	const HloInstr *o = ins->ops[swap ? 1 - i : i];
+	return o ? o->id : -1;
+}
+
+/* %d without printf (keys are built often). */
+static void put_int(StrBuf *b, int v)
+{
+	char buf[16], *e = buf + sizeof buf, *q = e;
+	unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+	do
+		*--q = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--q = '-';
+	sb_putn(b, q, (size_t)(e - q));
+}
+
+/* "op/async shape (ids) attrs": operand ids in key order (op_id). */
 static void put_key(StrBuf *b, const HloInstr *ins)
 {
-	sb_printf(b, "%s/%d ", hlo_opcode_name(ins->op),
-		  (int)ins->async_wrapped);
+	sb_puts(b, hlo_opcode_name(ins->op));
+	sb_putc(b, '/');
+	put_int(b, (int)ins->async_wrapped);
+	sb_putc(b, ' ');
 	shape_print(b, ins->shape, true);
-	int ids[2];
-	bool swap = (hlo_opcode_flags(ins->op) & XF_COMM) && ins->nops == 2;
-	if (swap) {
-		ids[0] = ins->ops[0]->id;
-		ids[1] = ins->ops[1]->id;
-		if (ids[0] > ids[1])
-			sb_printf(b, " (%d,%d)", ids[1], ids[0]);
-		else
-			sb_printf(b, " (%d,%d)", ids[0], ids[1]);
-	} else {
-		sb_puts(b, " (");
-		for (int i = 0; i < ins->nops; i++)
-			sb_printf(b, "%s%d", i ? "," : "",
-				  ins->ops[i] ? ins->ops[i]->id : -1);
-		sb_putc(b, ')');
+	sb_puts(b, " (");
+	for (int i = 0; i < ins->nops; i++) {
+		if (i)
+			sb_putc(b, ',');
+		put_int(b, op_id(ins, i));
 	}
+	sb_putc(b, ')');
 	const HloAttr *at[64];
 	int na = 0;
 	for (int i = 0; i < ins->nattrs && na < 64; i++)
@@ -80,7 +98,9 @@ static void put_key(StrBuf *b, const HloInstr *ins)
 			at[na++] = &ins->attrs[i];
 	qsort(at, (size_t)na, sizeof *at, cmp_attr);
 	for (int i = 0; i < na; i++) {
-		sb_printf(b, " %s=", at[i]->name);
+		sb_putc(b, ' ');
+		sb_puts(b, at[i]->name);
+		sb_putc(b, '=');
 		print_attr_value(b, at[i]);
 	}
 }
@@ -162,6 +182,115 @@ static void keep_first(HloComp *c, HloInstr *kept, HloInstr *dropped)
 	dropped->mark = pk;
 }
 
+/* ---- signatures ---------------------------------------------------------
+ * Printing a key costs far more than the rest of the pass, and most
+ * instructions have a key no other instruction has. Two instructions with
+ * equal keys have equal signatures: opcode, wrapped opcode and operand
+ * ids (sorted for commutative binaries), all of which the key spells out.
+ * So an instruction's key is printed only once a second instruction with
+ * its signature turns up; until then it waits in the signature table. */
+
+typedef struct {
+	uint64_t h;
+	HloInstr *ins; /* NULL: empty slot */
+	bool keyed;    /* ins's key is in the key table */
+} Sig;
+
+typedef struct {
+	Sig *s;
+	size_t cap, n;
+} SigTable;
+
+static uint64_t sig_hash(const HloInstr *ins)
+{
+	int v[3] = {(int)ins->op, (int)ins->async_wrapped, ins->nops};
+	uint64_t h = fnv(1469598103934665603ull, v, sizeof v);
+	for (int i = 0; i < ins->nops; i++) {
+		int id = op_id(ins, i);
+		h = fnv(h, &id, sizeof id);
+	}
+	return h;
+}
+
+static bool sig_equal(const HloInstr *a, const HloInstr *b)
+{
+	if (a->op != b->op || a->async_wrapped != b->async_wrapped ||
+	    a->nops != b->nops)
+		return false;
+	for (int i = 0; i < a->nops; i++)
+		if (op_id(a, i) != op_id(b, i))
+			return false;
+	return true;
+}
+
+static bool sig_grow(SigTable *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 64;
+	Sig *s = calloc(cap, sizeof *s);
+	if (!s)
+		return false;
+	for (size_t i = 0; i < t->cap; i++) {
+		if (!t->s[i].ins)
+			continue;
+		size_t j = t->s[i].h & (cap - 1);
+		while (s[j].ins)
+			j = (j + 1) & (cap - 1);
+		s[j] = t->s[i];
+	}
+	free(t->s);
+	t->s = s;
+	t->cap = cap;
+	return true;
+}
+
+/* The entry of ins's signature, or NULL after adding ins under it (and
+ * on out-of-memory). */
+static Sig *sig_lookup_or_add(SigTable *t, HloInstr *ins)
+{
+	if ((t->n + 1) * 2 > t->cap && !sig_grow(t))
+		return NULL;
+	uint64_t h = sig_hash(ins);
+	size_t j = h & (t->cap - 1);
+	for (; t->s[j].ins; j = (j + 1) & (t->cap - 1))
+		if (t->s[j].h == h && sig_equal(t->s[j].ins, ins))
+			return &t->s[j];
+	t->s[j] = (Sig){h, ins, false};
+	t->n++;
+	return NULL;
+}
+
+/* ---- the pass ---------------------------------------------------------- */
+
+/* Puts ins's key into t: the instruction already there under the same key
+ * (and literal), or NULL after adding ins. */
+static HloInstr *key_lookup_or_add(Table *t, StrBuf *b, HloInstr *ins)
+{
+	sb_clear(b);
+	put_key(b, ins);
+	if (b->oom)
+		return NULL;
+	uint64_t h = fnv(1469598103934665603ull, b->s, b->len);
+	if (ins->op == HLO_CONSTANT)
+		h = literal_hash(ins->literal, h);
+	char *key = sb_take(b);
+	sb_init(b);
+	return key ? lookup_or_add(t, key, h, ins) : NULL;
+}
+
+/* The earlier instruction ins is merged into, or NULL. */
+static HloInstr *find_same(SigTable *sigs, Table *t, StrBuf *b, HloInstr *ins)
+{
+	Sig *sg = sig_lookup_or_add(sigs, ins);
+	if (!sg)
+		return NULL; /* a new signature: no earlier key can match */
+	if (!sg->keyed) {
+		/* The first of its signature: its key matches nothing yet. */
+		key_lookup_or_add(t, b, sg->ins);
+		sg->keyed = true;
+	}
+	return key_lookup_or_add(t, b, ins);
+}
+
 static int cse_comp(HloComp *c)
 {
 	HloInstr **po;
@@ -169,36 +298,34 @@ static int cse_comp(HloComp *c)
 	if (n < 0)
 		return 0;
 	Table t = {0};
+	SigTable sigs = {0};
+	while (sigs.cap < 64 || sigs.cap < (size_t)n * 2 + 2)
+		sigs.cap = sigs.cap ? sigs.cap * 2 : 64; /* never grows */
+	sigs.s = calloc(sigs.cap, sizeof *sigs.s);
+	if (!sigs.s)
+		sigs.cap = 0;
 	StrBuf b;
 	sb_init(&b);
 	int merged = 0;
 	for (int i = 0; i < c->n; i++) /* program positions, for keep_first */
 		c->instrs[i]->mark = (unsigned)i;
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n && !b.oom; i++) {
 		HloInstr *ins = po[i];
 		if (!mergeable(ins))
 			continue;
-		sb_clear(&b);
-		put_key(&b, ins);
-		if (b.oom)
-			break;
-		uint64_t h = fnv(1469598103934665603ull, b.s, b.len);
-		if (ins->op == HLO_CONSTANT)
-			h = literal_hash(ins->literal, h);
-		char *key = sb_take(&b);
-		sb_init(&b);
-		HloInstr *same = key ? lookup_or_add(&t, key, h, ins) : NULL;
+		HloInstr *same = find_same(&sigs, &t, &b, ins);
 		if (!same)
 			continue;
 		keep_first(c, same, ins);
 		hlo_replace_all_uses(ins, same);
-		pass_detach(ins);
+		hlo_instr_unlink(ins); /* its operands' user lists: below */
 		merged++;
 	}
 	sb_free(&b);
 	table_free(&t);
+	free(sigs.s);
 	free(po);
-	pass_compact(c);
+	hlo_comp_sweep(c);
 	return merged;
 }
 

@@ -14,46 +14,62 @@
 
 #include "passes.h"
 
-static bool removable(const HloInstr *ins)
+/* live[id]: users of the instruction not yet removed. Removed
+ * instructions are unlinked and stay in their operands' user lists until
+ * hlo_comp_sweep, so nusers would overcount and the lists would cost
+ * O(users) per removal. */
+static bool removable(const HloInstr *ins, const int *live)
 {
-	return ins->parent && ins->nusers == 0 && ins->parent->root != ins &&
+	return ins->parent && live[ins->id] == 0 && ins->parent->root != ins &&
 	       ins->op != HLO_PARAMETER && !pass_has_side_effect(ins);
+}
+
+/* Unlinks ins and counts one use less of each distinct operand (marks
+ * tell repeats apart), pushing operands that became dead. */
+static void drop(HloInstr *ins, int *live, HloInstr **work, int *sp)
+{
+	unsigned gen = hlo_new_mark(ins->parent->module);
+	hlo_instr_unlink(ins);
+	for (int i = 0; i < ins->nops; i++) {
+		HloInstr *o = ins->ops[i];
+		if (!o || o->mark == gen)
+			continue;
+		o->mark = gen;
+		live[o->id]--;
+		if (removable(o, live))
+			work[(*sp)++] = o; /* once: its count reaches 0 once */
+	}
 }
 
 /* Removes dead instructions of c; returns how many. */
 static int dce_comp(HloComp *c)
 {
-	int cap = c->n + 1, sp = 0, removed = 0;
-	HloInstr **work = malloc(sizeof *work * (size_t)cap);
-	if (!work)
+	int sp = 0, removed = 0;
+	HloInstr **work = malloc(sizeof *work * (size_t)(c->n + 1));
+	int *live = malloc(sizeof *live * (size_t)(c->module->next_id + 1));
+	if (!work || !live) {
+		free(work);
+		free(live);
 		return 0;
+	}
+	for (int i = 0; i < c->n; i++) {
+		HloInstr *ins = c->instrs[i];
+		ins->mark = 0; /* other walks' values could look like gen */
+		live[ins->id] = ins->nusers;
+	}
 	for (int i = c->n - 1; i >= 0; i--)
-		if (removable(c->instrs[i]))
+		if (removable(c->instrs[i], live))
 			work[sp++] = c->instrs[i];
 	while (sp > 0) {
 		HloInstr *ins = work[--sp];
-		if (!removable(ins))
-			continue; /* pushed twice, or already gone */
+		if (!removable(ins, live))
+			continue; /* already gone */
 		removed++;
-		for (int i = 0; i < ins->nops; i++) {
-			HloInstr *o = ins->ops[i];
-			hlo_set_operand(ins, i, NULL);
-			if (!o || !removable(o))
-				continue;
-			if (sp == cap) {
-				void *v = realloc(work,
-						  sizeof *work *
-							  (size_t)(cap *= 2));
-				if (!v)
-					break;
-				work = v;
-			}
-			work[sp++] = o;
-		}
-		pass_detach(ins);
+		drop(ins, live, work, &sp);
 	}
 	free(work);
-	pass_compact(c);
+	free(live);
+	hlo_comp_sweep(c);
 	return removed;
 }
 

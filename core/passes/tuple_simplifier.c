@@ -59,11 +59,11 @@ static int simplify_comp(HloComp *c, PassCtx *cx)
 		pass_note_rule(cx, ins->op == HLO_TUPLE ? "tuple-of-gte"
 							: "gte-of-tuple");
 		hlo_replace_all_uses(ins, with);
-		pass_detach(ins);
+		hlo_instr_unlink(ins); /* its operands' user lists: below */
 		k++;
 	}
 	free(po);
-	pass_compact(c);
+	hlo_comp_sweep(c);
 	return k;
 }
 

@@ -162,6 +162,131 @@ static void clone_is_deep_and_prints_the_same(void **st)
 	hlo_module_free(c);
 }
 
+/* Use lists stay exact (ins is a user of v once, exactly when v is one
+ * of its operands) through repeated operands and values with many
+ * users; replace_all_uses appends to the new value's users in order. */
+static void use_lists_stay_exact(void **st)
+{
+	(void)st;
+	HloModule *m =
+		load("ENTRY main {\n"
+		     "  p = f32[4] parameter(0)\n"
+		     "  q = f32[4] parameter(1)\n"
+		     "  a = f32[4] add(p, p)\n"
+		     "  b = f32[4] negate(p)\n"
+		     "  c = f32[4] add(q, a)\n"
+		     "  ROOT t = (f32[4], f32[4], f32[4]) tuple(a, b, c)\n"
+		     "}\n");
+	HloComp *c = m->entry;
+	HloInstr *p = hlo_comp_find(c, "p"), *q = hlo_comp_find(c, "q"),
+		 *a = hlo_comp_find(c, "a"), *b = hlo_comp_find(c, "b"),
+		 *cc = hlo_comp_find(c, "c");
+	hlo_set_operand(a, 0, q); /* a = add(q, p): still a user of p */
+	assert_int_equal(p->nusers, 2);
+	assert_ptr_equal(p->users[0], a);
+	assert_int_equal(q->nusers, 2);
+	assert_ptr_equal(q->users[1], a);
+	hlo_set_operand(a, 1, q); /* a = add(q, q): not a user of p */
+	assert_int_equal(p->nusers, 1);
+	assert_ptr_equal(p->users[0], b);
+	assert_int_equal(q->nusers, 2); /* c, a: once */
+	hlo_set_operand(a, 0, NULL);
+	assert_int_equal(q->nusers, 2); /* a still uses q in slot 1 */
+	hlo_set_operand(a, 0, q);
+	/* q's users c and a move to p, after b, in q's order reversed
+	 * (taken from the end) - and c, using a too, stays a's user. */
+	hlo_replace_all_uses(q, p);
+	assert_int_equal(q->nusers, 0);
+	assert_int_equal(p->nusers, 3);
+	assert_ptr_equal(p->users[0], b);
+	assert_ptr_equal(p->users[1], a);
+	assert_ptr_equal(p->users[2], cc);
+	assert_ptr_equal(a->ops[0], p);
+	assert_ptr_equal(a->ops[1], p);
+	assert_int_equal(a->nusers, 2);
+	hlo_instr_remove(q);
+	hlo_module_free(m);
+}
+
+/* unlink + sweep leave what removing one at a time would: the
+ * instructions gone from the order, the names and every user list (the
+ * others in their order), their operands cleared. */
+static void unlink_then_sweep(void **st)
+{
+	(void)st;
+	HloModule *m = load("ENTRY main {\n"
+			    "  p = f32[4] parameter(0)\n"
+			    "  a = f32[4] negate(p)\n"
+			    "  b = f32[4] add(p, p)\n"
+			    "  c = f32[4] abs(p)\n"
+			    "  d = f32[4] add(b, c)\n"
+			    "  ROOT e = f32[4] exponential(p)\n"
+			    "}\n");
+	HloComp *c = m->entry;
+	HloInstr *p = hlo_comp_find(c, "p"), *a = hlo_comp_find(c, "a"),
+		 *b = hlo_comp_find(c, "b"), *cc = hlo_comp_find(c, "c"),
+		 *d = hlo_comp_find(c, "d"), *e = hlo_comp_find(c, "e");
+	assert_int_equal(p->nusers, 4);
+	hlo_instr_unlink(d);
+	hlo_instr_unlink(b);
+	hlo_instr_unlink(a);
+	assert_null(hlo_comp_find(c, "b"));
+	assert_null(b->parent);
+	assert_int_equal(c->n, 6); /* still in the order until the sweep */
+	assert_int_equal(p->nusers, 4);
+	hlo_comp_sweep(c);
+	assert_int_equal(c->n, 3);
+	assert_ptr_equal(c->instrs[0], p);
+	assert_ptr_equal(c->instrs[1], cc);
+	assert_ptr_equal(c->instrs[2], e);
+	assert_int_equal(p->nusers, 2);
+	assert_ptr_equal(p->users[0], cc);
+	assert_ptr_equal(p->users[1], e);
+	assert_int_equal(cc->nusers, 0);
+	assert_null(b->ops[0]);
+	assert_null(b->ops[1]);
+	assert_null(d->ops[0]);
+	assert_ptr_equal(c->root, e);
+	hlo_instr_unlink(e); /* the root goes too */
+	assert_null(c->root);
+	hlo_comp_sweep(c);
+	assert_int_equal(c->n, 2);
+	assert_int_equal(p->nusers, 1);
+	hlo_module_free(m);
+}
+
+/* A clone has the same ids, names (found by name), user order, and
+ * grows like any computation when a pass adds instructions. */
+static void clone_keeps_ids_users_and_grows(void **st)
+{
+	(void)st;
+	HloModule *m = load(chain), *c = hlo_module_clone(m);
+	assert_non_null(c);
+	HloComp *sc = m->entry, *dc = c->entry;
+	assert_int_equal(dc->n, sc->n);
+	assert_int_equal(c->next_id, m->next_id);
+	for (int i = 0; i < sc->n; i++) {
+		HloInstr *s = sc->instrs[i], *d = dc->instrs[i];
+		assert_ptr_equal(hlo_comp_find(dc, s->name), d);
+		assert_int_equal(d->id, s->id);
+		assert_ptr_equal(d->parent, dc);
+		assert_int_equal(d->nusers, s->nusers);
+		for (int k = 0; k < s->nusers; k++)
+			assert_string_equal(d->users[k]->name,
+					    s->users[k]->name);
+	}
+	HloInstr *x = dc->root;
+	for (int i = 0; i < 20; i++)
+		x = hlo_instr_new(dc, HLO_NEGATE, x->shape, NULL, 1, &x);
+	assert_non_null(x);
+	assert_int_equal(dc->n, sc->n + 20);
+	assert_ptr_equal(dc->instrs[sc->n + 19], x);
+	assert_ptr_equal(dc->instrs[0], hlo_comp_find(dc, "p"));
+	assert_true(x->id >= m->next_id);
+	hlo_module_free(m);
+	hlo_module_free(c);
+}
+
 static void post_order_puts_operands_first(void **st)
 {
 	(void)st;
@@ -227,6 +352,9 @@ int main(void)
 		cmocka_unit_test(replace_all_uses_moves_root),
 		cmocka_unit_test(names_are_unique_per_computation),
 		cmocka_unit_test(clone_is_deep_and_prints_the_same),
+		cmocka_unit_test(use_lists_stay_exact),
+		cmocka_unit_test(unlink_then_sweep),
+		cmocka_unit_test(clone_keeps_ids_users_and_grows),
 		cmocka_unit_test(post_order_puts_operands_first),
 		cmocka_unit_test(post_order_reports_cycles),
 		cmocka_unit_test(comp_post_order_puts_callees_first),

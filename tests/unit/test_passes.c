@@ -110,6 +110,37 @@ static Literal *run_random(const HloModule *m, Arena *a)
 	return r;
 }
 
+/* Every use list of m is exact: ins is a user of v once, exactly when v
+ * is one of its operands, and every user is a live instruction of the
+ * same computation. */
+static void assert_uses_exact(const HloModule *m)
+{
+	for (int ci = 0; ci < m->ncomps; ci++) {
+		const HloComp *c = m->comps[ci];
+		for (int i = 0; i < c->n; i++) {
+			const HloInstr *v = c->instrs[i];
+			assert_ptr_equal(v->parent, c);
+			for (int k = 0; k < v->nusers; k++) {
+				const HloInstr *u = v->users[k];
+				assert_ptr_equal(u->parent, c);
+				bool uses = false;
+				for (int j = 0; j < u->nops; j++)
+					uses |= u->ops[j] == v;
+				assert_true(uses);
+				for (int j = 0; j < k; j++)
+					assert_ptr_not_equal(v->users[j], u);
+			}
+			for (int j = 0; j < v->nops; j++) {
+				const HloInstr *o = v->ops[j];
+				int seen = 0;
+				for (int k = 0; k < o->nusers; k++)
+					seen += o->users[k] == v;
+				assert_int_equal(seen, 1);
+			}
+		}
+	}
+}
+
 /* ---- registry ----------------------------------------------------------- */
 
 static void test_registry(void **state)
@@ -324,6 +355,91 @@ static void test_cse_keeps_distinct(void **state)
 	hlo_module_free(m);
 }
 
+/* Keys are printed only for instructions sharing opcode and operands
+ * (a signature) with another: the first of a signature must still be
+ * found when a later one matches it, and a match is by the whole key. */
+static void test_cse_same_signature(void **state)
+{
+	(void)state;
+	HloModule *m = load(ENTRY(
+		"  p = f32[2,3] parameter(0)\n"
+		"  s1 = f32[2,2] slice(p), slice={[0:2], [0:2]}\n"
+		"  s2 = f32[2,2] slice(p), slice={[0:2], [1:3]}\n"
+		"  s3 = f32[2,2] slice(p), slice={[0:2], [1:3]}\n"
+		"  s4 = f32[2,2] slice(p), slice={[0:2], [0:2]}\n"
+		"  s5 = f32[1,2] slice(p), slice={[0:1], [0:2]}\n"
+		"  c1 = s32[2,3] convert(p)\n"
+		"  c2 = f16[2,3] convert(p)\n"
+		"  c3 = s32[2,3] convert(p)\n"
+		"  ROOT t = (f32[2,2], f32[2,2], f32[2,2], f32[2,2], f32[1,2], "
+		"s32[2,3], f16[2,3], s32[2,3]) tuple(s1, s2, s3, s4, s5, c1, "
+		"c2, c3)\n"));
+	bool ch;
+	m = apply(m, "cse", &ch);
+	assert_true(ch);
+	/* s3 goes into s2 (the first of the signature, s1, differs), s4
+	 * into s1, c3 into c1; s5 and c2 differ in shape. */
+	static const char *const want[] = {"s1", "s2", "s2", "s1",
+					   "s5", "c1", "c2", "c1"};
+	HloInstr *t = m->entry->root;
+	assert_int_equal(t->nops, 8);
+	for (int i = 0; i < 8; i++)
+		assert_string_equal(t->ops[i]->name, want[i]);
+	assert_int_equal(m->entry->n, 7);
+	assert_uses_exact(m);
+	hlo_module_free(m);
+}
+
+/* Many merges under a value with many users (the shape of a real
+ * module: one scalar broadcast again and again), then dce of what they
+ * leave: use lists stay exact and in order. */
+static void test_cse_dce_fan_out(void **state)
+{
+	(void)state;
+	enum { N = 40 };
+	StrBuf b;
+	sb_init(&b);
+	sb_puts(&b, "HloModule t\n\nENTRY e {\n"
+		    "  s = f32[] parameter(0)\n"
+		    "  x0 = f32[4] parameter(1)\n");
+	for (int i = 0; i < N; i++) {
+		sb_printf(&b, "  b%d = f32[4] broadcast(s), dimensions={}\n",
+			  i);
+		sb_printf(&b, "  x%d = f32[4] add(x%d, b%d)\n", i + 1, i, i);
+		sb_printf(&b, "  d%d = f32[4] multiply(b%d, b%d)\n", i, i, i);
+		sb_printf(&b, "  n%d = f32[4] negate(d%d)\n", i, i);
+	}
+	sb_printf(&b, "  ROOT r = f32[4] copy(x%d)\n}\n", N);
+	HloModule *m = load(sb_str(&b));
+	sb_free(&b);
+	bool ch;
+	m = apply(m, "cse", &ch);
+	assert_true(ch);
+	assert_uses_exact(m);
+	assert_int_equal(count_op(m, HLO_BROADCAST), 1);
+	assert_int_equal(count_op(m, HLO_MULTIPLY), 1);
+	assert_int_equal(count_op(m, HLO_NEGATE), 1);
+	HloInstr *b0 = hlo_comp_find(m->entry, "b0");
+	assert_non_null(b0);
+	/* b0's users: x1, d0, then x2 .. xN in the order they were moved */
+	assert_int_equal(b0->nusers, N + 1);
+	assert_string_equal(b0->users[0]->name, "x1");
+	assert_string_equal(b0->users[1]->name, "d0");
+	for (int i = 2; i <= N; i++)
+		assert_int_equal(b0->users[i]->op, HLO_ADD);
+	m = apply(m, "dce", &ch);
+	assert_true(ch);
+	assert_uses_exact(m);
+	assert_null(hlo_comp_find(m->entry, "d0"));
+	assert_null(hlo_comp_find(m->entry, "n0"));
+	assert_int_equal(m->entry->n, 2 + 1 + N + 1);
+	b0 = hlo_comp_find(m->entry, "b0"); /* the new module's */
+	assert_int_equal(b0->nusers, N);
+	assert_string_equal(b0->users[0]->name, "x1");
+	assert_string_equal(b0->users[1]->name, "x2");
+	hlo_module_free(m);
+}
+
 /* Calls of a computation with a side effect are neither merged nor
  * removed; calls of a pure one are both. */
 static void test_side_effect_through_calls(void **state)
@@ -392,6 +508,44 @@ static void test_dce(void **state)
 	assert_int_equal(m->entry->n, 5);
 	m = apply(m, "dce", &ch);
 	assert_false(ch);
+	hlo_module_free(m);
+}
+
+/* Dead chains through repeated operands and shared operands: each dead
+ * instruction goes once, live ones keep exact use lists. */
+static void test_dce_repeated_operands(void **state)
+{
+	(void)state;
+	HloModule *m = load(ENTRY("  p = f32[4] parameter(0)\n"
+				  "  a = f32[4] add(p, p)\n"
+				  "  b = f32[4] multiply(a, a)\n"
+				  "  c = f32[4] add(b, p)\n"
+				  "  d = f32[4] subtract(c, b)\n"
+				  "  live = f32[4] negate(a)\n"
+				  "  ROOT r = f32[4] add(live, p)\n"));
+	PassCtx cx = {0};
+	Diag d;
+	diag_init(&d);
+	cx.d = &d;
+	PassResult r;
+	assert_true(pass_apply(m, pass_find("dce"), &cx, &r));
+	assert_true(r.changed);
+	assert_int_equal(cx.nrules, 1);
+	assert_string_equal(cx.rules[0].rule, "dead-instruction");
+	assert_int_equal(cx.rules[0].count, 3); /* b, c, d */
+	assert_uses_exact(r.m);
+	assert_entry(r.m, "ENTRY e (p: f32[4]) -> f32[4] {\n"
+			  "  p = f32[4]{0} parameter(0)\n"
+			  "  a = f32[4]{0} add(p, p)\n"
+			  "  live = f32[4]{0} negate(a)\n"
+			  "  ROOT r = f32[4]{0} add(live, p)\n"
+			  "}\n");
+	HloInstr *p = hlo_comp_find(r.m->entry, "p");
+	assert_int_equal(p->nusers, 2);
+	assert_string_equal(p->users[0]->name, "a");
+	assert_string_equal(p->users[1]->name, "r");
+	diag_free(&d);
+	hlo_module_free(r.m);
 	hlo_module_free(m);
 }
 
@@ -511,6 +665,50 @@ static void test_constant_folding(void **state)
 			"}\n");
 	m = apply(m, "constant-folding", &ch);
 	assert_false(ch);
+	hlo_module_free(m);
+}
+
+/* Folding and tuple simplification take many instructions out at once
+ * (unlinked, then swept): what stays has exact use lists, in order. */
+static void test_removals_keep_uses_exact(void **state)
+{
+	(void)state;
+	HloModule *m = load(ENTRY("  k = f32[] constant(2)\n"
+				  "  p = f32[] parameter(0)\n"
+				  "  a = f32[] add(k, k)\n"
+				  "  b = f32[] multiply(k, a)\n"
+				  "  u = f32[] add(p, k)\n"
+				  "  c = f32[] negate(b)\n"
+				  "  t = (f32[], f32[], f32[]) tuple(c, u, p)\n"
+				  "  g0 = f32[] get-tuple-element(t), index=0\n"
+				  "  g1 = f32[] get-tuple-element(t), index=1\n"
+				  "  g2 = f32[] get-tuple-element(t), index=2\n"
+				  "  x = f32[] add(g0, g1)\n"
+				  "  ROOT r = f32[] multiply(x, g2)\n"));
+	bool ch;
+	m = apply(m, "constant-folding", &ch);
+	assert_true(ch);
+	assert_uses_exact(m);
+	HloInstr *k = hlo_comp_find(m->entry, "k");
+	assert_int_equal(k->nusers, 1); /* u; a and b are folded */
+	assert_string_equal(k->users[0]->name, "u");
+	assert_int_equal(count_op(m, HLO_NEGATE), 0);
+	m = apply(m, "tuple-simplifier", &ch);
+	assert_true(ch);
+	assert_uses_exact(m);
+	assert_null(hlo_comp_find(m->entry, "g0"));
+	assert_null(hlo_comp_find(m->entry, "g2"));
+	HloInstr *p = hlo_comp_find(m->entry, "p");
+	HloInstr *t = hlo_comp_find(m->entry, "t");
+	assert_int_equal(p->nusers, 3); /* u, t, then r */
+	assert_string_equal(p->users[0]->name, "u");
+	assert_ptr_equal(p->users[1], t);
+	assert_string_equal(p->users[2]->name, "r");
+	assert_int_equal(t->nusers, 0); /* left for dce */
+	m = apply(m, "dce", &ch);
+	assert_true(ch);
+	assert_uses_exact(m);
+	assert_int_equal(m->entry->n, 6); /* k, p, u, folded c, x, r */
 	hlo_module_free(m);
 }
 
@@ -862,12 +1060,16 @@ int main(void)
 		cmocka_unit_test(test_cse_keeps_definitions_first),
 		cmocka_unit_test(test_cse_chains_and_constants),
 		cmocka_unit_test(test_cse_keeps_distinct),
+		cmocka_unit_test(test_cse_same_signature),
+		cmocka_unit_test(test_cse_dce_fan_out),
 		cmocka_unit_test(test_side_effect_through_calls),
 		cmocka_unit_test(test_dce),
+		cmocka_unit_test(test_dce_repeated_operands),
 		cmocka_unit_test(test_tuple_simplifier),
 		cmocka_unit_test(test_call_inliner),
 		cmocka_unit_test(test_constant_folding),
 		cmocka_unit_test(test_constant_folding_cap),
+		cmocka_unit_test(test_removals_keep_uses_exact),
 		cmocka_unit_test(test_constant_folding_keeps),
 		cmocka_unit_test(test_default_pipeline),
 		cmocka_unit_test(test_corpus_pipeline),
