@@ -424,11 +424,29 @@ static bool among(HloInstr *const *list, int n, const HloInstr *v)
 }
 
 /* Bytes a kernel moves: each distinct operand read once, result written. */
+/* A fresh mark for telling operands apart: a list of up to 96 operands
+ * is de-duplicated in one pass instead of pairwise. Marks are scratch
+ * (hlo.h), so a const instruction may have its operands marked. */
+static unsigned fresh_mark(const HloInstr *x)
+{
+	return hlo_new_mark(x->parent->module);
+}
+
+/* Marks o with mk; false when it already was. */
+static bool first_time(const HloInstr *o, unsigned mk)
+{
+	if (o->mark == mk)
+		return false;
+	((HloInstr *)o)->mark = mk;
+	return true;
+}
+
 static int64_t io_bytes(const HloInstr *x)
 {
 	int64_t b = bytes_of(x);
+	unsigned mk = fresh_mark(x);
 	for (int i = 0; i < x->nops; i++)
-		if (x->ops[i] && !among(x->ops, i, x->ops[i]))
+		if (x->ops[i] && first_time(x->ops[i], mk))
 			b += bytes_of(x->ops[i]);
 	return b;
 }
@@ -508,31 +526,39 @@ static const char *human(char *buf, size_t cap, int64_t b)
 	return buf;
 }
 
-/* Distinct operands of the fusion that fusing p into c makes. */
-static int merged_operands(const HloInstr *p, const HloInstr *c)
+/* Distinct operands of the fusion that fusing p into c makes, and the
+ * bytes of the kernel it makes (those operands read, c's result
+ * written). */
+static int merged(const HloInstr *p, const HloInstr *c, int64_t *io)
 {
+	unsigned mk = fresh_mark(c);
+	((HloInstr *)p)->mark = mk; /* p's value is inside now */
 	int n = 0;
+	int64_t b = bytes_of(c);
 	for (int i = 0; i < c->nops; i++)
-		if (c->ops[i] != p && !among(c->ops, i, c->ops[i]))
+		if (first_time(c->ops[i], mk)) {
 			n++;
+			b += bytes_of(c->ops[i]);
+		}
 	for (int i = 0; i < p->nops; i++)
-		if (!among(c->ops, c->nops, p->ops[i]) &&
-		    !among(p->ops, i, p->ops[i]))
+		if (first_time(p->ops[i], mk)) {
 			n++;
+			b += bytes_of(p->ops[i]);
+		}
+	if (io)
+		*io = b;
 	return n;
 }
 
-/* Bytes of the kernel that fusing p into c makes. */
+static int merged_operands(const HloInstr *p, const HloInstr *c)
+{
+	return merged(p, c, NULL);
+}
+
 static int64_t merged_io(const HloInstr *p, const HloInstr *c)
 {
-	int64_t b = bytes_of(c);
-	for (int i = 0; i < c->nops; i++)
-		if (c->ops[i] != p && !among(c->ops, i, c->ops[i]))
-			b += bytes_of(c->ops[i]);
-	for (int i = 0; i < p->nops; i++)
-		if (!among(c->ops, c->nops, p->ops[i]) &&
-		    !among(p->ops, i, p->ops[i]))
-			b += bytes_of(p->ops[i]);
+	int64_t b;
+	merged(p, c, &b);
 	return b;
 }
 
@@ -542,11 +568,14 @@ static int64_t merged_io(const HloInstr *p, const HloInstr *c)
 static int64_t duplication_reads(const HloInstr *p, const HloInstr *c)
 {
 	int64_t extra = 0, n = shape_elements(p->shape);
+	unsigned mk = fresh_mark(c);
+	for (int i = 0; i < c->nops; i++)
+		c->ops[i]->mark = mk;
 	for (int i = 0; i < p->nops; i++) {
 		const HloInstr *o = p->ops[i];
-		if (among(c->ops, c->nops, o) || among(p->ops, i, o) ||
-		    o->op == HLO_BROADCAST || o->op == HLO_IOTA ||
-		    o->op == HLO_CONSTANT || shape_elements(o->shape) < n)
+		if (!first_time(o, mk) || o->op == HLO_BROADCAST ||
+		    o->op == HLO_IOTA || o->op == HLO_CONSTANT ||
+		    shape_elements(o->shape) < n)
 			continue;
 		extra += bytes_of(o);
 	}
