@@ -180,6 +180,25 @@ void hlo_module_remove_comp(HloModule *m, HloComp *c)
 	}
 }
 
+void hlo_module_remove_comps(HloModule *m, HloComp *const *v, int n)
+{
+	if (n <= 0)
+		return;
+	/* One sweep: the name map says which go (names are unique). */
+	for (int i = 0; i < n; i++) {
+		namemap_del(&m->comp_names, v[i]->name);
+		namemap_free(&v[i]->names);
+		if (m->entry == v[i])
+			m->entry = NULL;
+	}
+	int k = 0;
+	for (int i = 0; i < m->ncomps; i++)
+		if (namemap_get(&m->comp_names, m->comps[i]->name) ==
+		    m->comps[i])
+			m->comps[k++] = m->comps[i];
+	m->ncomps = k;
+}
+
 void hlo_module_set_entry(HloModule *m, HloComp *c)
 {
 	for (int i = 0; i < m->ncomps; i++)

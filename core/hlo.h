@@ -197,6 +197,8 @@ void hlo_module_set_entry(HloModule *m, HloComp *c);
 /* Takes a computation out of the module (its memory stays in the arena
  * until the module is freed). Nothing may call it any more. */
 void hlo_module_remove_comp(HloModule *m, HloComp *c);
+/* The same for n computations at once, in one sweep of the list. */
+void hlo_module_remove_comps(HloModule *m, HloComp *const *v, int n);
 /* Counts over all computations (inlined bodies counted separately). */
 int hlo_module_instr_count(const HloModule *m);
 /* Kernels as DESIGN.md's stats line counts them: top-level instructions

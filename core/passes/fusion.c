@@ -23,6 +23,7 @@
  * fusion_rules and the estimated bytes moved it saves. */
 #include "fusion.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -717,6 +718,8 @@ typedef struct Fz {
 	HloComp **touched; /* computations changed: re-sorted at the end */
 	int ntouched, cap_touched;
 	NameMap touched_names; /* computation name -> touched */
+	HloComp **dropped; /* computations to take out at the end */
+	int ndropped, cap_dropped;
 	/* Suffixes for new names (see fresh_name). */
 	int next_fusion, next_comp, next_gte;
 } Fz;
@@ -754,14 +757,17 @@ static const char *fresh_name(Fz *z, const NameMap *names, const char *base,
 	}
 }
 
-/* Takes a fused computation nobody calls any more out of the module. */
+/* A fused computation nobody calls any more: taken out of the module
+ * when the pass ends (all at once: one at a time is quadratic). */
 static void drop_comp(Fz *z, HloComp *c)
 {
-	for (int i = 0; i < z->ntouched; i++)
-		if (z->touched[i] == c)
-			z->touched[i] = z->touched[--z->ntouched];
 	namemap_del(&z->touched_names, c->name);
-	hlo_module_remove_comp(z->m, c);
+	if (!grow((void **)&z->dropped, &z->cap_dropped, z->ndropped + 1,
+		  sizeof *z->dropped)) {
+		z->failed = true;
+		return;
+	}
+	z->dropped[z->ndropped++] = c;
 }
 
 static void set_kind(HloInstr *f, FKind k)
@@ -1239,10 +1245,15 @@ static int code_comps(HloModule *m, HloComp ***out)
 /* Offers consumer c its operands until none fuses; returns what c became. */
 static HloInstr *fuse_consumer(Fz *z, HloInstr *c, bool off)
 {
+	/* Sweeps over the operands until one fuses nothing. Within a sweep
+	 * a fused operand's slot is taken by the next one, and the
+	 * producer's own operands join at the end, so the sweep goes on
+	 * from the same index instead of starting over (which made a
+	 * consumer of k operands cost O(k^2) decisions per fusion). */
 	bool again = true;
 	while (again && !z->failed) {
 		again = false;
-		for (int i = 0; i < c->nops && !again; i++) {
+		for (int i = 0; i < c->nops && !z->failed; i++) {
 			HloInstr *p = c->ops[i];
 			if (among(c->ops, i, p))
 				continue;
@@ -1254,11 +1265,13 @@ static HloInstr *fuse_consumer(Fz *z, HloInstr *c, bool off)
 			if (c->op != HLO_FUSION && !(c = wrap(z, c)))
 				return NULL;
 			record_pair(z, p, c, c->name, &v);
-			/* p's insides are recorded under c's new name, so
-			 * record before the copy renames anything. */
+			int at = 0;
+			while (at < c->nops && c->ops[at] != p)
+				at++;
 			fuse_into(z, p, c);
 			z->nfused++;
 			again = true;
+			i = at - 1; /* the slot p left */
 		}
 	}
 	return c;
@@ -1288,12 +1301,16 @@ static bool finish(Fz *z, PassCtx *cx, HloComp **comps, int nc)
 {
 	for (int i = 0; i < z->ntouched && !z->failed; i++) {
 		HloComp *c = z->touched[i];
+		if (namemap_get(&z->touched_names, c->name) != c)
+			continue; /* dropped */
 		pass_compact(c);
 		if (!c->is_entry && strncmp(c->name, "fused_computation", 17) == 0)
 			tidy_params(c);
 		if (!topo_sort(z->m, c))
 			z->failed = true;
 	}
+	hlo_module_remove_comps(z->m, z->dropped, z->ndropped);
+	free(z->dropped);
 	collect_groups(z, comps, nc);
 	if (z->log && !z->failed && !fusion_log_refresh(z->log))
 		z->failed = true;
@@ -1362,6 +1379,12 @@ static bool order_fit(Order *o, HloModule *m, int nstack)
 	return true;
 }
 
+/* Levels start LEVEL_GAP apart along every edge; a merge then raises a
+ * level by one, which rarely has to travel further than a few users
+ * (with consecutive levels every merge on a long chain would raise the
+ * whole chain below it: quadratic). */
+enum { LEVEL_GAP = 1024 };
+
 /* Levels of c's instructions from its (topological) order. */
 static bool order_build(Order *o, HloModule *m, HloComp *c)
 {
@@ -1371,8 +1394,11 @@ static bool order_build(Order *o, HloModule *m, HloComp *c)
 		HloInstr *x = c->instrs[i];
 		int l = 0;
 		for (int k = 0; k < x->nops; k++)
-			if (x->ops[k]->parent == c && o->lv[x->ops[k]->id] >= l)
-				l = o->lv[x->ops[k]->id] + 1;
+			if (x->ops[k]->parent == c &&
+			    o->lv[x->ops[k]->id] + LEVEL_GAP > l)
+				l = o->lv[x->ops[k]->id] + LEVEL_GAP;
+		if (l > INT_MAX / 4)
+			return false; /* a chain of 500k: give up on MOF */
 		o->lv[x->id] = l;
 	}
 	return true;
@@ -1966,6 +1992,7 @@ bool fusion_force(HloModule *m, HloInstr *p, HloInstr *c,
 	}
 	free_seen(&z.seen);
 	free(z.touched);
+	free(z.dropped);
 	namemap_free(&z.touched_names);
 	if (z.failed || !f) {
 		free(verdict->reason);

@@ -14,17 +14,6 @@
 
 #define ENTRY(body) "HloModule t\n\nENTRY e {\n" body "}\n"
 
-static HloModule *load(const char *text)
-{
-	Diag d;
-	diag_init(&d);
-	HloModule *m = load_verified("t.hlo", text, strlen(text), &d);
-	if (!m)
-		fail_msg("%s\n%s", diag_text(&d), text);
-	diag_free(&d);
-	return m;
-}
-
 /* One algsimp application: the result, its rule counts and log. */
 typedef struct Out {
 	HloModule *m;
@@ -37,16 +26,12 @@ static void simp(const HloModule *m, Out *o)
 {
 	memset(o, 0, sizeof *o);
 	sb_init(&o->log);
+	o->cx.log = &o->log;
 	Diag d;
 	diag_init(&d);
-	o->cx.d = &d;
-	o->cx.log = &o->log;
-	PassResult r;
-	if (!pass_apply(m, pass_find("algsimp"), &o->cx, &r))
+	o->m = pass_try(m, "algsimp", &o->cx, &d, &o->changed);
+	if (!o->m)
 		fail_msg("algsimp: %s", diag_text(&d));
-	o->cx.d = NULL;
-	o->m = r.m;
-	o->changed = r.changed;
 	diag_free(&d);
 }
 
@@ -115,24 +100,22 @@ static void fill_special(Literal *l)
 	}
 }
 
-static Literal *run_special(const HloModule *m, Arena *a)
+/* A literal in a per entry parameter of m, filled by fill_special. */
+static Literal **special_inputs(const HloModule *m, Arena *a)
 {
 	int np = hlo_comp_param_count(m->entry);
-	Literal *args[8];
-	assert_true(np <= 8);
+	Literal **args = arena_alloc(a, sizeof *args * (size_t)(np + 1));
 	for (int i = 0; i < np; i++) {
 		args[i] = literal_new(a, hlo_comp_param(m->entry, i)->shape);
 		assert_non_null(args[i]);
 		fill_special(args[i]);
 	}
-	Diag d;
-	diag_init(&d);
-	InterpOpts o = {(int64_t)1 << 30, NULL};
-	Literal *r = interp_run(m, args, np, a, &o, &d, NULL);
-	if (!r)
-		fail_msg("%s", diag_text(&d));
-	diag_free(&d);
-	return r;
+	return args;
+}
+
+static Literal *run_special(const HloModule *m, Arena *a)
+{
+	return interp_ok(m, special_inputs(m, a), a);
 }
 
 /* The module before and after give the same bits on special inputs. */
@@ -159,7 +142,7 @@ static void assert_exact(const HloModule *before, const HloModule *after)
 static void test_arithmetic_identities(void **state)
 {
 	(void)state;
-	HloModule *m = load(ENTRY(
+	HloModule *m = load_text(ENTRY(
 		"  p = f32[16] parameter(0)\n"
 		"  one = f32[] constant(1)\n"
 		"  ob = f32[16] broadcast(one), dimensions={}\n"
@@ -197,10 +180,11 @@ static void test_arithmetic_identities(void **state)
 static void test_add_zero_sign_of_zero(void **state)
 {
 	(void)state;
-	HloModule *m = load(ENTRY("  p = f32[16] parameter(0)\n"
-				  "  z = f32[] constant(0)\n"
-				  "  zb = f32[16] broadcast(z), dimensions={}\n"
-				  "  ROOT a = f32[16] add(p, zb)\n"));
+	HloModule *m =
+		load_text(ENTRY("  p = f32[16] parameter(0)\n"
+				"  z = f32[] constant(0)\n"
+				"  zb = f32[16] broadcast(z), dimensions={}\n"
+				"  ROOT a = f32[16] add(p, zb)\n"));
 	Out o;
 	simp(m, &o);
 	assert_int_equal(fired(&o, "add-zero"), 1);
@@ -221,7 +205,7 @@ static void test_add_zero_sign_of_zero(void **state)
 static void test_integer_rules(void **state)
 {
 	(void)state;
-	HloModule *m = load(ENTRY(
+	HloModule *m = load_text(ENTRY(
 		"  i = s64[12] parameter(0)\n"
 		"  z = s64[] constant(0)\n"
 		"  zb = s64[12] broadcast(z), dimensions={}\n"
@@ -258,7 +242,7 @@ static void test_integer_rules(void **state)
 static void test_shape_chains(void **state)
 {
 	(void)state;
-	HloModule *m = load(ENTRY(
+	HloModule *m = load_text(ENTRY(
 		"  p = f32[2,3,4] parameter(0)\n"
 		"  r1 = f32[6,4] reshape(p)\n"
 		"  r2 = f32[24] reshape(r1)\n"
@@ -306,7 +290,7 @@ static void test_dot_to_multiply(void **state)
 	(void)state;
 	/* integers, so the comparison is exact; batch dim last on the lhs
 	 * needs a transpose */
-	HloModule *m = load(
+	HloModule *m = load_text(
 		ENTRY("  x = s32[5,1,2] parameter(0)\n"
 		      "  y = s32[2,3,1] parameter(1)\n"
 		      "  ROOT d = s32[2,5,3] dot(x, y), lhs_batch_dims={2}, "
@@ -325,7 +309,7 @@ static void test_dot_to_multiply(void **state)
 	hlo_module_free(m);
 
 	/* f32 with a real contraction, or an algorithm= attribute: kept */
-	m = load(ENTRY(
+	m = load_text(ENTRY(
 		"  a = f32[3,2] parameter(0)\n"
 		"  b = f32[2,4] parameter(1)\n"
 		"  ROOT d = f32[3,4] dot(a, b), lhs_contracting_dims={1}, "
@@ -334,7 +318,7 @@ static void test_dot_to_multiply(void **state)
 	assert_false(o.changed);
 	out_free(&o);
 	hlo_module_free(m);
-	m = load(ENTRY(
+	m = load_text(ENTRY(
 		"  a = f32[3,1] parameter(0)\n"
 		"  b = f32[1,4] parameter(1)\n"
 		"  ROOT d = f32[3,4] dot(a, b), lhs_contracting_dims={1}, "
@@ -371,7 +355,7 @@ static const char reducers[] =
 static void test_reduce_identity(void **state)
 {
 	(void)state;
-	HloModule *m = load(reducers);
+	HloModule *m = load_text(reducers);
 	Out o;
 	simp(m, &o);
 	/* r1 (INT_MIN), r3 (0 is the unsigned minimum) and r4 (-0.0) go;
@@ -387,7 +371,7 @@ static void test_reduce_identity(void **state)
 static void test_convert_round_trips(void **state)
 {
 	(void)state;
-	HloModule *m = load(
+	HloModule *m = load_text(
 		ENTRY("  a = s8[12] parameter(0)\n"
 		      "  b = u8[12] parameter(1)\n"
 		      "  c = pred[12] parameter(2)\n"
@@ -418,20 +402,20 @@ static void test_convert_round_trips(void **state)
 static void test_select_and_logic(void **state)
 {
 	(void)state;
-	HloModule *m =
-		load(ENTRY("  c = pred[16] parameter(0)\n"
-			   "  a = f32[16] parameter(1)\n"
-			   "  b = f32[16] parameter(2)\n"
-			   "  n = pred[16] not(c)\n"
-			   "  s = f32[16] select(n, a, b)\n"
-			   "  nn = pred[16] not(n)\n"
-			   "  t = pred[] constant(true)\n"
-			   "  tb = pred[16] broadcast(t), dimensions={}\n"
-			   "  k = pred[16] and(nn, tb)\n"
-			   "  s2 = f32[16] select(k, a, a)\n"
-			   "  mx = f32[16] maximum(b, b)\n"
-			   "  ROOT r = (f32[16], pred[16], f32[16], f32[16]) "
-			   "tuple(s, k, s2, mx)\n"));
+	HloModule *m = load_text(
+		ENTRY("  c = pred[16] parameter(0)\n"
+		      "  a = f32[16] parameter(1)\n"
+		      "  b = f32[16] parameter(2)\n"
+		      "  n = pred[16] not(c)\n"
+		      "  s = f32[16] select(n, a, b)\n"
+		      "  nn = pred[16] not(n)\n"
+		      "  t = pred[] constant(true)\n"
+		      "  tb = pred[16] broadcast(t), dimensions={}\n"
+		      "  k = pred[16] and(nn, tb)\n"
+		      "  s2 = f32[16] select(k, a, a)\n"
+		      "  mx = f32[16] maximum(b, b)\n"
+		      "  ROOT r = (f32[16], pred[16], f32[16], f32[16]) "
+		      "tuple(s, k, s2, mx)\n"));
 	Out o;
 	simp(m, &o);
 	assert_int_equal(fired(&o, "select-not-pred"), 1);
@@ -456,7 +440,7 @@ static void test_select_and_logic(void **state)
 static void test_float_hazards_kept(void **state)
 {
 	(void)state;
-	HloModule *m = load(ENTRY(
+	HloModule *m = load_text(ENTRY(
 		"  p = f32[16] parameter(0)\n"
 		"  d = f64[16] parameter(1)\n"
 		"  z = f32[] constant(0)\n"
@@ -485,7 +469,7 @@ static void test_float_hazards_kept(void **state)
 static void test_layouts_differ(void **state)
 {
 	(void)state;
-	HloModule *m = load(ENTRY(
+	HloModule *m = load_text(ENTRY(
 		"  p = f32[2,3]{0,1} parameter(0)\n"
 		"  z = f32[] constant(0)\n"
 		"  zb = f32[2,3]{1,0} broadcast(z), dimensions={}\n"
@@ -505,7 +489,7 @@ static void test_layouts_differ(void **state)
 static void test_side_effects_kept(void **state)
 {
 	(void)state;
-	HloModule *m = load(
+	HloModule *m = load_text(
 		ENTRY("  p = s32[4] parameter(0)\n"
 		      "  k = s32[4] custom-call(p), custom_call_target=\"f\"\n"
 		      "  z = s32[] constant(0)\n"
@@ -525,15 +509,16 @@ static void test_side_effects_kept(void **state)
 static void test_fusion_body_untouched(void **state)
 {
 	(void)state;
-	HloModule *m = load("HloModule t\n\n"
-			    "fused {\n  a = f32[4] parameter(0)\n"
-			    "  z = f32[] constant(0)\n"
-			    "  zb = f32[4] broadcast(z), dimensions={}\n"
-			    "  ROOT s = f32[4] add(a, zb)\n}\n"
-			    "ENTRY e {\n  p = f32[4] parameter(0)\n"
-			    "  f = f32[4] fusion(p), kind=kLoop, calls=fused\n"
-			    "  n = f32[4] negate(f)\n"
-			    "  ROOT nn = f32[4] negate(n)\n}\n");
+	HloModule *m =
+		load_text("HloModule t\n\n"
+			  "fused {\n  a = f32[4] parameter(0)\n"
+			  "  z = f32[] constant(0)\n"
+			  "  zb = f32[4] broadcast(z), dimensions={}\n"
+			  "  ROOT s = f32[4] add(a, zb)\n}\n"
+			  "ENTRY e {\n  p = f32[4] parameter(0)\n"
+			  "  f = f32[4] fusion(p), kind=kLoop, calls=fused\n"
+			  "  n = f32[4] negate(f)\n"
+			  "  ROOT nn = f32[4] negate(n)\n}\n");
 	Out o;
 	simp(m, &o);
 	assert_int_equal(fired(&o, "negate-negate"), 1);
@@ -549,7 +534,7 @@ static void test_fusion_body_untouched(void **state)
 static void test_called_computations(void **state)
 {
 	(void)state;
-	HloModule *m = load(
+	HloModule *m = load_text(
 		"HloModule t\n\n"
 		"red {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
 		"  one = f32[] constant(1)\n  m = f32[] multiply(b, one)\n"
@@ -573,7 +558,7 @@ static void test_called_computations(void **state)
 static void test_control_predecessors(void **state)
 {
 	(void)state;
-	HloModule *m = load(
+	HloModule *m = load_text(
 		ENTRY("  p = f32[4] parameter(0)\n"
 		      "  n1 = f32[4] negate(p)\n"
 		      "  n2 = f32[4] negate(n1)\n"
@@ -588,7 +573,7 @@ static void test_control_predecessors(void **state)
 	StrBuf b;
 	sb_init(&b);
 	print_module(&b, o.m, &print_opts_default);
-	HloModule *back = load(sb_str(&b));
+	HloModule *back = load_text(sb_str(&b));
 	hlo_module_free(back);
 	sb_free(&b);
 	out_free(&o);
@@ -600,16 +585,16 @@ static void test_control_predecessors(void **state)
 static void test_fixed_point(void **state)
 {
 	(void)state;
-	HloModule *m =
-		load(ENTRY("  p = f32[2,3] parameter(0)\n"
-			   "  c1 = f32[2,3] copy(p)\n"
-			   "  r = f32[6] reshape(c1)\n"
-			   "  r2 = f32[2,3] reshape(r)\n"
-			   "  t = f32[3,2] transpose(r2), dimensions={1,0}\n"
-			   "  t2 = f32[2,3] transpose(t), dimensions={1,0}\n"
-			   "  s = f32[2,3] slice(t2), slice={[0:2], [0:3]}\n"
-			   "  c = f32[2,3] concatenate(s), dimensions={1}\n"
-			   "  ROOT n = f32[2,3] negate(c)\n"));
+	HloModule *m = load_text(
+		ENTRY("  p = f32[2,3] parameter(0)\n"
+		      "  c1 = f32[2,3] copy(p)\n"
+		      "  r = f32[6] reshape(c1)\n"
+		      "  r2 = f32[2,3] reshape(r)\n"
+		      "  t = f32[3,2] transpose(r2), dimensions={1,0}\n"
+		      "  t2 = f32[2,3] transpose(t), dimensions={1,0}\n"
+		      "  s = f32[2,3] slice(t2), slice={[0:2], [0:3]}\n"
+		      "  c = f32[2,3] concatenate(s), dimensions={1}\n"
+		      "  ROOT n = f32[2,3] negate(c)\n"));
 	Out o;
 	simp(m, &o);
 	assert_true(o.changed);
@@ -654,7 +639,7 @@ static void test_long_chain(void **state)
 		}
 	}
 	sb_printf(&b, "  ROOT r = f32[4,4] negate(v%d)\n}\n", N);
-	HloModule *m = load(sb_str(&b));
+	HloModule *m = load_text(sb_str(&b));
 	sb_free(&b);
 	Out o;
 	simp(m, &o);
@@ -690,7 +675,7 @@ static void test_shared_operand(void **state)
 	for (int i = 0; i < N; i++)
 		sb_printf(&b, "%sa%d", i ? ", " : "", i);
 	sb_puts(&b, ")\n}\n");
-	HloModule *m = load(sb_str(&b));
+	HloModule *m = load_text(sb_str(&b));
 	sb_free(&b);
 	Out o;
 	simp(m, &o);
@@ -752,28 +737,20 @@ static void test_golden_modules_exact(void **state)
 		if (strncmp(de->d_name, "algsimp-", 8) || len < 4 ||
 		    strcmp(de->d_name + len - 3, ".xr"))
 			continue;
-		char path[8192];
-		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
 		size_t n;
-		char *xr = slurp(path, &n);
+		char *xr = slurp_in(dir, de->d_name, &n);
 		char *text = xr ? module_of(xr) : NULL;
 		free(xr);
 		if (!text)
 			continue;
-		HloModule *m = load(text);
+		HloModule *m = load_text(text);
 		free(text);
 		Arena a;
 		arena_init(&a);
 		Diag dg;
 		diag_init(&dg);
 		int np = hlo_comp_param_count(m->entry);
-		Literal *args[8];
-		assert_true(np <= 8);
-		for (int i = 0; i < np; i++) {
-			args[i] = literal_new(
-				&a, hlo_comp_param(m->entry, i)->shape);
-			fill_special(args[i]);
-		}
+		Literal **args = special_inputs(m, &a);
 		InterpOpts io = {(int64_t)1 << 30, NULL};
 		Literal *want = interp_run(m, args, np, &a, &io, &dg, NULL);
 		if (want) { /* else an opcode the interpreter lacks */

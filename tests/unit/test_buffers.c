@@ -7,17 +7,6 @@
 #include "passes/buffers.h"
 #include "testutil.h"
 
-static HloModule *load(const char *text)
-{
-	Diag d;
-	diag_init(&d);
-	HloModule *m = load_verified("t.hlo", text, strlen(text), &d);
-	if (!m)
-		fail_msg("%s\n%s", diag_text(&d), text);
-	diag_free(&d);
-	return m;
-}
-
 typedef struct {
 	HloModule *m;
 	BufferAssignment ba;
@@ -26,7 +15,7 @@ typedef struct {
 
 static void assign(Asg *a, const char *text)
 {
-	a->m = load(text);
+	a->m = load_text(text);
 	assert_true(buffers_assign_info(a->m, &a->ba, &a->info));
 }
 
@@ -506,57 +495,37 @@ static char *check_invariants(const HloModule *m, const BufferAssignment *ba,
 #undef FAIL
 }
 
+typedef struct Tally {
+	int failed, reused;
+} Tally;
+
+static bool check_one(const char *name, HloModule *m, void *ctx)
+{
+	Tally *t = ctx;
+	BufferAssignment ba;
+	BufferInfo *info;
+	assert_true(buffers_assign_info(m, &ba, &info));
+	char *msg = check_invariants(m, &ba, info);
+	t->reused += ba.nslots < ba.n;
+	t->failed += tally_fail(name, msg);
+	buffers_free(&ba);
+	free(info);
+	hlo_module_free(m);
+	return true;
+}
+
 static void test_corpus(void **state)
 {
 	(void)state;
-	FILE *f = corpus_index_open();
-	if (!f) {
-		print_message("corpus not found at %s\n", XR_CORPUS_DIR);
-		skip();
-	}
-	static char line[1 << 16], path[(1 << 16) + 4096];
-	int total = 0, checked = 0, failed = 0, reused = 0;
-	fgets(line, sizeof line, f); /* header */
-	while (fgets(line, sizeof line, f)) {
-		char *tab = strchr(line, '\t');
-		if (!tab)
-			continue;
-		*tab = 0;
-		snprintf(path, sizeof path, "%s/%s", XR_CORPUS_DIR, line);
-		total++;
-		size_t n;
-		char *text = slurp(path, &n);
-		Diag d;
-		diag_init(&d);
-		d.max_warnings = 0;
-		HloModule *m = text ? load_verified(line, text, n, &d) : NULL;
-		if (m) {
-			BufferAssignment ba;
-			BufferInfo *info;
-			assert_true(buffers_assign_info(m, &ba, &info));
-			char *msg = check_invariants(m, &ba, info);
-			checked++;
-			reused += ba.nslots < ba.n;
-			if (msg) {
-				failed++;
-				print_message("FAIL %s: %s\n", line, msg);
-				free(msg);
-			}
-			buffers_free(&ba);
-			free(info);
-		}
-		hlo_module_free(m);
-		diag_free(&d);
-		free(text);
-	}
-	fclose(f);
+	Tally t = {0};
+	CorpusCount n = corpus_each(check_one, &t);
 	print_message("buffers: %d modules, %d assigned, %d with reuse, "
 		      "%d failed\n",
-		      total, checked, reused, failed);
-	assert_true(total >= 396);
-	assert_true(checked >= 390); /* a handful are invalid on purpose */
-	assert_true(reused > 50);
-	assert_int_equal(failed, 0);
+		      n.listed, n.loaded, t.reused, t.failed);
+	assert_true(n.listed >= 396);
+	assert_true(n.loaded >= 390); /* a handful are invalid on purpose */
+	assert_true(t.reused > 50);
+	assert_int_equal(t.failed, 0);
 }
 
 int main(void)

@@ -8,17 +8,6 @@
 #include "passes/cost.h"
 #include "testutil.h"
 
-static HloModule *load(const char *text)
-{
-	Diag d;
-	diag_init(&d);
-	HloModule *m = load_verified("t.hlo", text, strlen(text), &d);
-	if (!m)
-		fail_msg("%s\n%s", diag_text(&d), text);
-	diag_free(&d);
-	return m;
-}
-
 static const HloInstr *find(const HloModule *m, const char *name)
 {
 	for (int i = 0; i < m->ncomps; i++) {
@@ -50,13 +39,13 @@ static void assert_cost(Cost c, double flops, double trans, int64_t rd,
 static void test_elementwise_chain(void **state)
 {
 	(void)state;
-	HloModule *m = load("HloModule t\n\nENTRY e {\n"
-			    "  p = f32[4,8] parameter(0)\n"
-			    "  e = f32[4,8] exponential(p)\n"
-			    "  a = f32[4,8] add(e, p)\n"
-			    "  t = f32[4,8] tanh(a)\n"
-			    "  ROOT c = f32[4,8] copy(t)\n"
-			    "}\n");
+	HloModule *m = load_text("HloModule t\n\nENTRY e {\n"
+				 "  p = f32[4,8] parameter(0)\n"
+				 "  e = f32[4,8] exponential(p)\n"
+				 "  a = f32[4,8] add(e, p)\n"
+				 "  t = f32[4,8] tanh(a)\n"
+				 "  ROOT c = f32[4,8] copy(t)\n"
+				 "}\n");
 	assert_cost(cost_instr(find(m, "e")), 32, 32, 128, 128);
 	assert_cost(cost_instr(find(m, "a")), 32, 0, 256, 128);
 	assert_cost(cost_instr(find(m, "c")), 0, 0, 128, 128);
@@ -71,14 +60,14 @@ static void test_elementwise_chain(void **state)
 static void test_dot(void **state)
 {
 	(void)state;
-	HloModule *m =
-		load("HloModule t\n\nENTRY e {\n"
-		     "  a = f32[2,3,4] parameter(0)\n"
-		     "  b = f32[2,4,5] parameter(1)\n"
-		     "  ROOT d = f32[2,3,5] dot(a, b), lhs_batch_dims={0}, "
-		     "lhs_contracting_dims={2}, rhs_batch_dims={0}, "
-		     "rhs_contracting_dims={1}\n"
-		     "}\n");
+	HloModule *m = load_text(
+		"HloModule t\n\nENTRY e {\n"
+		"  a = f32[2,3,4] parameter(0)\n"
+		"  b = f32[2,4,5] parameter(1)\n"
+		"  ROOT d = f32[2,3,5] dot(a, b), lhs_batch_dims={0}, "
+		"lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+		"rhs_contracting_dims={1}\n"
+		"}\n");
 	assert_cost(cost_instr(find(m, "d")), 240, 0, 256, 120);
 	hlo_module_free(m);
 }
@@ -90,7 +79,7 @@ static void test_dot(void **state)
 static void test_convolution(void **state)
 {
 	(void)state;
-	HloModule *m = load(
+	HloModule *m = load_text(
 		"HloModule t\n\nENTRY e {\n"
 		"  x = f32[1,8,8,4] parameter(0)\n"
 		"  k = f32[3,3,4,16] parameter(1)\n"
@@ -115,31 +104,31 @@ static void test_convolution(void **state)
 static void test_reduce(void **state)
 {
 	(void)state;
-	HloModule *m =
-		load("HloModule t\n\n"
-		     "add {\n"
-		     "  a = f32[] parameter(0)\n"
-		     "  b = f32[] parameter(1)\n"
-		     "  ROOT s = f32[] add(a, b)\n"
-		     "}\n\n"
-		     "maxadd {\n"
-		     "  a = f32[] parameter(0)\n"
-		     "  b = f32[] parameter(1)\n"
-		     "  m = f32[] maximum(a, b)\n"
-		     "  ROOT s = f32[] add(m, b)\n"
-		     "}\n\n"
-		     "ENTRY e {\n"
-		     "  x = f32[16,8] parameter(0)\n"
-		     "  v = f32[8] parameter(1)\n"
-		     "  z = f32[] constant(0)\n"
-		     "  r = f32[16] reduce(x, z), dimensions={1}, "
-		     "to_apply=add\n"
-		     "  r2 = f32[16] reduce(x, z), dimensions={1}, "
-		     "to_apply=maxadd\n"
-		     "  w = f32[6] reduce-window(v, z), window={size=3}, "
-		     "to_apply=add\n"
-		     "  ROOT t = (f32[16], f32[16], f32[6]) tuple(r, r2, w)\n"
-		     "}\n");
+	HloModule *m = load_text(
+		"HloModule t\n\n"
+		"add {\n"
+		"  a = f32[] parameter(0)\n"
+		"  b = f32[] parameter(1)\n"
+		"  ROOT s = f32[] add(a, b)\n"
+		"}\n\n"
+		"maxadd {\n"
+		"  a = f32[] parameter(0)\n"
+		"  b = f32[] parameter(1)\n"
+		"  m = f32[] maximum(a, b)\n"
+		"  ROOT s = f32[] add(m, b)\n"
+		"}\n\n"
+		"ENTRY e {\n"
+		"  x = f32[16,8] parameter(0)\n"
+		"  v = f32[8] parameter(1)\n"
+		"  z = f32[] constant(0)\n"
+		"  r = f32[16] reduce(x, z), dimensions={1}, "
+		"to_apply=add\n"
+		"  r2 = f32[16] reduce(x, z), dimensions={1}, "
+		"to_apply=maxadd\n"
+		"  w = f32[6] reduce-window(v, z), window={size=3}, "
+		"to_apply=add\n"
+		"  ROOT t = (f32[16], f32[16], f32[6]) tuple(r, r2, w)\n"
+		"}\n");
 	assert_cost(cost_instr(find(m, "r")), 128, 0, 516, 64);
 	assert_cost(cost_instr(find(m, "r2")), 256, 0, 516, 64);
 	assert_cost(cost_instr(find(m, "w")), 18, 0, 36, 24);
@@ -158,7 +147,7 @@ static void test_reduce(void **state)
 static void test_fusion_slices(void **state)
 {
 	(void)state;
-	HloModule *m = load(
+	HloModule *m = load_text(
 		"HloModule t\n\n"
 		"fused {\n"
 		"  p0 = f32[100] parameter(0)\n"
@@ -200,19 +189,19 @@ static void test_fusion_slices(void **state)
 static void test_fusion_whole_and_tuple(void **state)
 {
 	(void)state;
-	HloModule *m =
-		load("HloModule t\n\n"
-		     "fused {\n"
-		     "  p0 = f32[100] parameter(0)\n"
-		     "  s = f32[10] slice(p0), slice={[0:10]}\n"
-		     "  n = f32[100] negate(p0)\n"
-		     "  ROOT t = (f32[10], f32[100]) tuple(s, n)\n"
-		     "}\n\n"
-		     "ENTRY e {\n"
-		     "  x = f32[100] parameter(0)\n"
-		     "  ROOT f = (f32[10], f32[100]) fusion(x), kind=kLoop, "
-		     "calls=fused\n"
-		     "}\n");
+	HloModule *m = load_text(
+		"HloModule t\n\n"
+		"fused {\n"
+		"  p0 = f32[100] parameter(0)\n"
+		"  s = f32[10] slice(p0), slice={[0:10]}\n"
+		"  n = f32[100] negate(p0)\n"
+		"  ROOT t = (f32[10], f32[100]) tuple(s, n)\n"
+		"}\n\n"
+		"ENTRY e {\n"
+		"  x = f32[100] parameter(0)\n"
+		"  ROOT f = (f32[10], f32[100]) fusion(x), kind=kLoop, "
+		"calls=fused\n"
+		"}\n");
 	assert_cost(cost_instr(find(m, "f")), 100, 0, 400, 440);
 	hlo_module_free(m);
 }
@@ -225,35 +214,35 @@ static void test_fusion_whole_and_tuple(void **state)
 static void test_while_and_call(void **state)
 {
 	(void)state;
-	HloModule *m =
-		load("HloModule t\n\n"
-		     "body {\n"
-		     "  p = (s32[], f32[8]) parameter(0)\n"
-		     "  i = s32[] get-tuple-element(p), index=0\n"
-		     "  x = f32[8] get-tuple-element(p), index=1\n"
-		     "  one = s32[] constant(1)\n"
-		     "  i1 = s32[] add(i, one)\n"
-		     "  x2 = f32[8] multiply(x, x)\n"
-		     "  ROOT t = (s32[], f32[8]) tuple(i1, x2)\n"
-		     "}\n\n"
-		     "cond {\n"
-		     "  p = (s32[], f32[8]) parameter(0)\n"
-		     "  i = s32[] get-tuple-element(p), index=0\n"
-		     "  ten = s32[] constant(10)\n"
-		     "  ROOT lt = pred[] compare(i, ten), direction=LT\n"
-		     "}\n\n"
-		     "sq {\n"
-		     "  a = f32[8] parameter(0)\n"
-		     "  ROOT m = f32[8] multiply(a, a)\n"
-		     "}\n\n"
-		     "ENTRY e {\n"
-		     "  x = f32[8] parameter(0)\n"
-		     "  c = f32[8] call(x), to_apply=sq\n"
-		     "  z = s32[] constant(0)\n"
-		     "  init = (s32[], f32[8]) tuple(z, c)\n"
-		     "  ROOT w = (s32[], f32[8]) while(init), condition=cond, "
-		     "body=body\n"
-		     "}\n");
+	HloModule *m = load_text(
+		"HloModule t\n\n"
+		"body {\n"
+		"  p = (s32[], f32[8]) parameter(0)\n"
+		"  i = s32[] get-tuple-element(p), index=0\n"
+		"  x = f32[8] get-tuple-element(p), index=1\n"
+		"  one = s32[] constant(1)\n"
+		"  i1 = s32[] add(i, one)\n"
+		"  x2 = f32[8] multiply(x, x)\n"
+		"  ROOT t = (s32[], f32[8]) tuple(i1, x2)\n"
+		"}\n\n"
+		"cond {\n"
+		"  p = (s32[], f32[8]) parameter(0)\n"
+		"  i = s32[] get-tuple-element(p), index=0\n"
+		"  ten = s32[] constant(10)\n"
+		"  ROOT lt = pred[] compare(i, ten), direction=LT\n"
+		"}\n\n"
+		"sq {\n"
+		"  a = f32[8] parameter(0)\n"
+		"  ROOT m = f32[8] multiply(a, a)\n"
+		"}\n\n"
+		"ENTRY e {\n"
+		"  x = f32[8] parameter(0)\n"
+		"  c = f32[8] call(x), to_apply=sq\n"
+		"  z = s32[] constant(0)\n"
+		"  init = (s32[], f32[8]) tuple(z, c)\n"
+		"  ROOT w = (s32[], f32[8]) while(init), condition=cond, "
+		"body=body\n"
+		"}\n");
 	assert_cost(cost_instr(find(m, "w")), 10, 0, 80, 37);
 	assert_cost(cost_instr(find(m, "c")), 8, 0, 64, 32);
 	assert_cost(cost_module(m), 18, 0, 144, 69);
@@ -266,22 +255,22 @@ static void test_while_and_call(void **state)
 static void test_conditional(void **state)
 {
 	(void)state;
-	HloModule *m = load("HloModule t\n\n"
-			    "ba {\n"
-			    "  x = f32[4] parameter(0)\n"
-			    "  ROOT e = f32[4] exponential(x)\n"
-			    "}\n\n"
-			    "bb {\n"
-			    "  x = f32[4] parameter(0)\n"
-			    "  a = f32[4] add(x, x)\n"
-			    "  ROOT b = f32[4] add(a, x)\n"
-			    "}\n\n"
-			    "ENTRY e {\n"
-			    "  k = s32[] parameter(0)\n"
-			    "  x = f32[4] parameter(1)\n"
-			    "  ROOT c = f32[4] conditional(k, x, x), "
-			    "branch_computations={ba, bb}\n"
-			    "}\n");
+	HloModule *m = load_text("HloModule t\n\n"
+				 "ba {\n"
+				 "  x = f32[4] parameter(0)\n"
+				 "  ROOT e = f32[4] exponential(x)\n"
+				 "}\n\n"
+				 "bb {\n"
+				 "  x = f32[4] parameter(0)\n"
+				 "  a = f32[4] add(x, x)\n"
+				 "  ROOT b = f32[4] add(a, x)\n"
+				 "}\n\n"
+				 "ENTRY e {\n"
+				 "  k = s32[] parameter(0)\n"
+				 "  x = f32[4] parameter(1)\n"
+				 "  ROOT c = f32[4] conditional(k, x, x), "
+				 "branch_computations={ba, bb}\n"
+				 "}\n");
 	assert_cost(cost_instr(find(m, "c")), 8, 4, 64, 32);
 	hlo_module_free(m);
 }
@@ -292,12 +281,12 @@ static void test_dynamic_update_slice(void **state)
 {
 	(void)state;
 	HloModule *m =
-		load("HloModule t\n\nENTRY e {\n"
-		     "  b = f32[100] parameter(0)\n"
-		     "  u = f32[10] parameter(1)\n"
-		     "  i = s32[] parameter(2)\n"
-		     "  ROOT d = f32[100] dynamic-update-slice(b, u, i)\n"
-		     "}\n");
+		load_text("HloModule t\n\nENTRY e {\n"
+			  "  b = f32[100] parameter(0)\n"
+			  "  u = f32[10] parameter(1)\n"
+			  "  i = s32[] parameter(2)\n"
+			  "  ROOT d = f32[100] dynamic-update-slice(b, u, i)\n"
+			  "}\n");
 	assert_cost(cost_instr(find(m, "d")), 0, 0, 44, 40);
 	hlo_module_free(m);
 }
@@ -363,51 +352,31 @@ static char *check_module(const HloModule *m)
 	return NULL;
 }
 
+typedef struct Tally {
+	int failed;
+	double flops;
+} Tally;
+
+static bool check_one(const char *name, HloModule *m, void *ctx)
+{
+	Tally *t = ctx;
+	char *msg = check_module(m);
+	t->flops += cost_module(m).flops;
+	t->failed += tally_fail(name, msg);
+	hlo_module_free(m);
+	return true;
+}
+
 static void test_corpus(void **state)
 {
 	(void)state;
-	FILE *f = corpus_index_open();
-	if (!f) {
-		print_message("corpus not found at %s\n", XR_CORPUS_DIR);
-		skip();
-	}
-	static char line[1 << 16], path[(1 << 16) + 4096];
-	int total = 0, checked = 0, failed = 0;
-	double flops = 0;
-	fgets(line, sizeof line, f); /* header */
-	while (fgets(line, sizeof line, f)) {
-		char *tab = strchr(line, '\t');
-		if (!tab)
-			continue;
-		*tab = 0;
-		snprintf(path, sizeof path, "%s/%s", XR_CORPUS_DIR, line);
-		total++;
-		size_t n;
-		char *text = slurp(path, &n);
-		Diag d;
-		diag_init(&d);
-		d.max_warnings = 0;
-		HloModule *m = text ? load_verified(line, text, n, &d) : NULL;
-		if (m) {
-			char *msg = check_module(m);
-			checked++;
-			flops += cost_module(m).flops;
-			if (msg) {
-				failed++;
-				print_message("FAIL %s: %s\n", line, msg);
-				free(msg);
-			}
-		}
-		hlo_module_free(m);
-		diag_free(&d);
-		free(text);
-	}
-	fclose(f);
+	Tally t = {0};
+	CorpusCount n = corpus_each(check_one, &t);
 	print_message("cost: %d modules, %d costed, %d failed, %.3g flops\n",
-		      total, checked, failed, flops);
-	assert_true(total >= 396);
-	assert_true(checked >= 390); /* a handful are invalid on purpose */
-	assert_int_equal(failed, 0);
+		      n.listed, n.loaded, t.failed, t.flops);
+	assert_true(n.listed >= 396);
+	assert_true(n.loaded >= 390); /* a handful are invalid on purpose */
+	assert_int_equal(t.failed, 0);
 }
 
 int main(void)

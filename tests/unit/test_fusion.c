@@ -9,51 +9,11 @@
 #include "compare.h"
 #include "passes/fusion.h"
 
-static HloModule *load(const char *text)
-{
-	Diag d;
-	diag_init(&d);
-	HloModule *m = load_verified("t.hlo", text, strlen(text), &d);
-	if (!m)
-		print_error("%s\n", diag_text(&d));
-	diag_free(&d);
-	assert_non_null(m);
-	return m;
-}
-
 /* Applies pass name to m (freed), with log l; returns the new module. */
 static HloModule *apply(HloModule *m, const char *name, FusionLog *l)
 {
-	Diag d;
-	diag_init(&d);
-	PassCtx cx = {.d = &d, .fusion_log = l};
-	PassResult r;
-	bool ok = pass_apply(m, pass_find(name), &cx, &r);
-	if (!ok)
-		print_error("%s\n", diag_text(&d));
-	diag_free(&d);
-	assert_true(ok);
-	hlo_module_free(m);
-	return r.m;
-}
-
-static Literal *run_seeded(const HloModule *m, Arena *a)
-{
-	int np = hlo_comp_param_count(m->entry);
-	Literal **args = arena_alloc(a, sizeof *args * (size_t)(np + 1));
-	for (int i = 0; i < np; i++) {
-		args[i] = literal_new(a, hlo_comp_param(m->entry, i)->shape);
-		literal_fill_pseudo_random(args[i], 77 + (uint64_t)i);
-	}
-	Diag d;
-	diag_init(&d);
-	InterpOpts o = {(int64_t)1 << 30, NULL};
-	Literal *r = interp_run(m, args, np, a, &o, &d, NULL);
-	if (!r)
-		print_error("%s\n", diag_text(&d));
-	diag_free(&d);
-	assert_non_null(r);
-	return r;
+	PassCtx cx = {.fusion_log = l};
+	return apply_pass(m, name, &cx, NULL);
 }
 
 #define REDUCER                                                               \
@@ -123,17 +83,17 @@ static const char siblings[] =
 
 static void check_kernels(const char *text, int after_fusion, int after_mof)
 {
-	HloModule *m = load(text);
+	HloModule *m = load_text(text);
 	Arena a;
 	arena_init(&a);
-	Literal *want = run_seeded(m, &a);
+	Literal *want = run_seeded(m, &a, 77);
 	FusionLog *l = fusion_log_new();
 	m = apply(m, "fusion", l);
 	assert_int_equal(hlo_module_kernels(m), after_fusion);
 	m = apply(m, "multi-output-fusion", l);
 	assert_int_equal(hlo_module_kernels(m), after_mof);
 	CompareResult cr;
-	literal_compare(run_seeded(m, &a), want,
+	literal_compare(run_seeded(m, &a, 77), want,
 			compare_default_tol(want->shape), &cr);
 	assert_true(cr.ok);
 	fusion_log_free(l);
@@ -191,10 +151,8 @@ static void test_every_rule_has_a_golden_test(void **state)
 		size_t len = strlen(e->d_name);
 		if (len < 9 || strcmp(e->d_name + len - 9, ".expected"))
 			continue;
-		char path[8192];
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
 		size_t n = 0;
-		char *t = slurp(path, &n);
+		char *t = slurp_in(dir, e->d_name, &n);
 		assert_non_null(t);
 		all = realloc(all, total + n + 1);
 		memcpy(all + total, t, n + 1);
@@ -259,7 +217,7 @@ static void check_log(const HloModule *m, const FusionLog *l)
 static void test_log(void **state)
 {
 	(void)state;
-	HloModule *m = load(softmax);
+	HloModule *m = load_text(softmax);
 	FusionLog *l = fusion_log_new(), *l2 = fusion_log_new();
 	m = apply(m, "fusion", l);
 	check_log(m, l);
@@ -287,7 +245,7 @@ static void test_log(void **state)
 static void test_judge(void **state)
 {
 	(void)state;
-	HloModule *m = load(softmax);
+	HloModule *m = load_text(softmax);
 	static const struct {
 		const char *p, *c, *rule;
 		bool fused;
@@ -334,10 +292,10 @@ static void test_judge(void **state)
 static void test_force(void **state)
 {
 	(void)state;
-	HloModule *m = load(softmax);
+	HloModule *m = load_text(softmax);
 	Arena a;
 	arena_init(&a);
-	Literal *want = run_seeded(m, &a);
+	Literal *want = run_seeded(m, &a, 77);
 	/* e is expensive with two users: forced, it is copied into out. */
 	HloInstr *e = hlo_comp_find(m->entry, "e");
 	HloInstr *out = hlo_comp_find(m->entry, "out");
@@ -354,7 +312,7 @@ static void test_force(void **state)
 	diag_free(&d);
 	assert_non_null(hlo_comp_find(m->entry, "e")); /* still for sum */
 	CompareResult cr;
-	literal_compare(run_seeded(m, &a), want,
+	literal_compare(run_seeded(m, &a, 77), want,
 			compare_default_tol(want->shape), &cr);
 	assert_true(cr.ok);
 	/* Not legal: a parameter, a pair that is not producer/consumer. */
@@ -373,57 +331,42 @@ static void test_force(void **state)
 
 /* Both passes over every corpus module: verified (pass_apply), never
  * more kernels, and a log that matches the module. */
+typedef struct Kernels {
+	int fused, before, after;
+} Kernels;
+
+static bool fuse_one(const char *name, HloModule *m, void *ctx)
+{
+	Kernels *k = ctx;
+	int kb = hlo_module_kernels(m);
+	FusionLog *l = fusion_log_new(), *l2 = fusion_log_new();
+	m = apply(m, "fusion", l);
+	check_log(m, l);
+	m = apply(m, "multi-output-fusion", l2);
+	assert_true(fusion_log_merge(l, l2));
+	check_log(m, l);
+	int ka = hlo_module_kernels(m);
+	if (ka > kb)
+		print_error("%s: kernels %d -> %d\n", name, kb, ka);
+	assert_true(ka <= kb);
+	k->before += kb;
+	k->after += ka;
+	k->fused += ka < kb;
+	fusion_log_free(l);
+	fusion_log_free(l2);
+	hlo_module_free(m);
+	return true;
+}
+
 static void test_corpus(void **state)
 {
 	(void)state;
-	FILE *f = corpus_index_open();
-	if (!f)
-		skip();
-	char line[1 << 16];
-	int modules = 0, fused = 0, k_before = 0, k_after = 0;
-	if (!fgets(line, sizeof line, f))
-		line[0] = 0;
-	while (fgets(line, sizeof line, f)) {
-		char *tab = strchr(line, '\t');
-		if (!tab)
-			continue;
-		*tab = 0;
-		static char path[(1 << 16) + 4096];
-		snprintf(path, sizeof path, "%s/%s", XR_CORPUS_DIR, line);
-		size_t n;
-		char *text = slurp(path, &n);
-		Diag d;
-		diag_init(&d);
-		d.max_warnings = 0;
-		HloModule *m = text ? load_verified(line, text, n, &d) : NULL;
-		free(text);
-		diag_free(&d);
-		if (!m)
-			continue; /* test_corpus.c owns which must load */
-		modules++;
-		int kb = hlo_module_kernels(m);
-		FusionLog *l = fusion_log_new(), *l2 = fusion_log_new();
-		m = apply(m, "fusion", l);
-		check_log(m, l);
-		m = apply(m, "multi-output-fusion", l2);
-		assert_true(fusion_log_merge(l, l2));
-		check_log(m, l);
-		int ka = hlo_module_kernels(m);
-		if (ka > kb)
-			print_error("%s: kernels %d -> %d\n", line, kb, ka);
-		assert_true(ka <= kb);
-		k_before += kb;
-		k_after += ka;
-		fused += ka < kb;
-		fusion_log_free(l);
-		fusion_log_free(l2);
-		hlo_module_free(m);
-	}
-	fclose(f);
+	Kernels k = {0};
+	CorpusCount n = corpus_each(fuse_one, &k);
 	print_message("fusion over the corpus: %d modules, %d with fewer "
 		      "kernels, kernels %d -> %d\n",
-		      modules, fused, k_before, k_after);
-	assert_true(modules > 300);
+		      n.loaded, k.fused, k.before, k.after);
+	assert_true(n.loaded > 300);
 }
 
 int main(void)

@@ -6,29 +6,9 @@
  * module (XR_MODEL_SECONDS, default 2), or the memory limit. Any other
  * error fails the test. The table it prints is the figure the issue asks
  * for: which run, how long each took, which opcodes block the rest. */
-#include <signal.h>
-#include <sys/time.h>
-#include <time.h>
-
 #include "testutil.h"
 
-#define LIMIT_BYTES ((int64_t)1 << 30)
 #define INPUT_LIMIT ((int64_t)256 << 20) /* random inputs take time to make */
-
-static volatile int stop_flag;
-
-static void on_alarm(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
-static double now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
 
 /* Distinct unsupported opcodes of m, comma-separated into buf. */
 static int unsupported(const HloModule *m, char *buf, size_t cap)
@@ -75,37 +55,22 @@ static Outcome run_module(const char *path, double budget_s, char *why,
 		r = R_UNSUPPORTED;
 		goto done;
 	}
-	int np = hlo_comp_param_count(m->entry);
-	int64_t in_bytes = 0;
-	for (int i = 0; i < np; i++) {
-		HloInstr *p = hlo_comp_param(m->entry, i);
-		int64_t b = p ? shape_bytes(p->shape) : -1;
-		in_bytes = b < 0 || in_bytes < 0 ? -1 : in_bytes + b;
-	}
+	int64_t in_bytes = inputs_bytes(m);
 	if (in_bytes < 0 || in_bytes > INPUT_LIMIT) { /* the 405B-weight dumps */
 		snprintf(why, cap, "inputs need %.1f GB", in_bytes / 1e9);
 		r = R_MEMORY;
 		goto done;
 	}
-	Literal **args = calloc((size_t)np + 1, sizeof *args);
-	for (int i = 0; i < np; i++) {
-		HloInstr *p = hlo_comp_param(m->entry, i);
-		args[i] = literal_new(&a, p->shape);
-		if (args[i])
-			literal_fill_pseudo_random(args[i], 1000 + (uint64_t)i);
+	Literal **args = inputs_seeded(m, &a, 1000);
+	if (!args) {
+		snprintf(why, cap, "cannot make the inputs");
+		goto done;
 	}
-	stop_flag = 0;
-	struct itimerval tv = {{0, 0}, {(long)budget_s, (long)((budget_s - (long)budget_s) * 1e6)}};
-	setitimer(ITIMER_REAL, &tv, NULL);
-	InterpOpts o = {LIMIT_BYTES, &stop_flag};
-	double t0 = now_ms();
+	double t0 = clock_ms();
 	InterpStats st = {0};
-	Literal *res = interp_run(m, args, np, &a, &o, &d, &st);
+	Literal *res = interp_timed(m, args, &a, budget_s, &d, &st);
 	*peak = st.peak_bytes;
-	*ms = now_ms() - t0;
-	struct itimerval off = {{0, 0}, {0, 0}};
-	setitimer(ITIMER_REAL, &off, NULL);
-	free(args);
+	*ms = clock_ms() - t0;
 	if (res)
 		r = R_OK;
 	else if (strstr(diag_text(&d), "interrupted"))
@@ -127,38 +92,28 @@ done:
 static void test_models(void **state)
 {
 	(void)state;
-	FILE *f = corpus_index_open();
-	if (!f)
+	Corpus *c = corpus_open();
+	if (!c)
 		skip();
-	alarm_install(on_alarm);
 	const char *env = getenv("XR_MODEL_SECONDS");
 	double budget = env ? atof(env) : 1.0;
-	char line[1 << 16];
 	int count[5] = {0};
-	fgets(line, sizeof line, f);
-	while (fgets(line, sizeof line, f)) {
-		char *cols[17] = {0}, *s = line;
-		for (int i = 0; i < 17 && s; i++) {
-			cols[i] = s;
-			s = strchr(s, '\t');
-			if (s)
-				*s++ = 0;
-		}
-		if (!cols[15] || strcmp(cols[15], "dump"))
+	while (corpus_next(c)) {
+		if (!c->col[15] || strcmp(c->col[15], "dump"))
 			continue;
-		char path[4096], why[512];
-		snprintf(path, sizeof path, "%s/%s", XR_CORPUS_DIR, cols[0]);
+		char why[512];
 		double ms;
 		int64_t peak;
-		Outcome r = run_module(path, budget, why, sizeof why, &ms, &peak);
+		Outcome r = run_module(c->path, budget, why, sizeof why, &ms,
+				       &peak);
 		count[r]++;
-		const char *base = strrchr(cols[0], '/');
+		const char *base = strrchr(c->col[0], '/');
 		print_message("%-12s %8.1f ms %7.1f MB %5s instrs  %s%s%s\n",
-			      outcome_name[r], ms, peak / 1048576.0, cols[3],
-			      base ? base + 1 : cols[0],
+			      outcome_name[r], ms, peak / 1048576.0, c->col[3],
+			      base ? base + 1 : c->col[0],
 			      r == R_OK ? "" : "  -- ", r == R_OK ? "" : why);
 	}
-	fclose(f);
+	corpus_close(c);
 	print_message("models: ok=%d unsupported=%d slow=%d memory=%d error=%d\n",
 		      count[R_OK], count[R_UNSUPPORTED], count[R_SLOW],
 		      count[R_MEMORY], count[R_ERROR]);

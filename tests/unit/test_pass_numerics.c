@@ -18,43 +18,11 @@
  * many it changed, how many of those it compared, mismatches. It also
  * prints how often each algsimp rule fired over the modules reached.
  * XR_NUMERICS_VERBOSE=1 prints the time each module took. */
-#include <signal.h>
-#include <sys/time.h>
-#include <time.h>
-
 #include "compare.h"
 #include "passes/pass.h"
 #include "testutil.h"
 
 enum { MAX_PASSES = 32, MAX_RULES = 128 };
-
-static volatile int stop_flag;
-
-static void on_alarm(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
-static void arm(double s)
-{
-	stop_flag = 0;
-	struct itimerval tv = {{0, 0}, {(long)s, (long)((s - (long)s) * 1e6)}};
-	setitimer(ITIMER_REAL, &tv, NULL);
-}
-
-static void disarm(void)
-{
-	struct itimerval off = {{0, 0}, {0, 0}};
-	setitimer(ITIMER_REAL, &off, NULL);
-}
-
-static double now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
 
 static double env_num(const char *name, double dflt)
 {
@@ -71,7 +39,7 @@ typedef struct Row {
 typedef struct Totals {
 	Row rows[MAX_PASSES + 1];
 	int nrows;
-	int modules, loaded, runnable;
+	int runnable;
 	struct {
 		const char *rule;
 		int count, modules;
@@ -106,41 +74,24 @@ static bool supported(const HloModule *m)
 	return true;
 }
 
-/* Pseudo-random entry inputs in a, or -1 when they are too big. */
-static int make_inputs(const HloModule *m, Arena *a, Literal ***out)
+/* Pseudo-random entry inputs in a, or NULL when they are too big. */
+static Literal **make_inputs(const HloModule *m, Arena *a)
 {
-	int np = hlo_comp_param_count(m->entry);
-	int64_t bytes = 0,
+	int64_t bytes = inputs_bytes(m),
 		limit = (int64_t)(env_num("XR_NUMERICS_INPUT_MB", 4) * 1048576);
-	for (int i = 0; i < np; i++) {
-		HloInstr *p = hlo_comp_param(m->entry, i);
-		int64_t b = p ? shape_bytes(p->shape) : -1;
-		bytes = b < 0 || bytes < 0 ? -1 : bytes + b;
-	}
 	if (bytes < 0 || bytes > limit)
-		return -1;
-	Literal **args = arena_alloc(a, sizeof *args * (size_t)(np + 1));
-	for (int i = 0; args && i < np; i++) {
-		args[i] = literal_new(a, hlo_comp_param(m->entry, i)->shape);
-		if (!args[i])
-			return -1;
-		literal_fill_pseudo_random(args[i], 2024 + (uint64_t)i);
-	}
-	*out = args;
-	return args ? np : -1;
+		return NULL;
+	return inputs_seeded(m, a, 2024);
 }
 
 /* The entry's result within budget seconds, or NULL (*slow when it was
  * interrupted, else the interpreter's message in why). */
-static Literal *run(const HloModule *m, Literal **args, int np, Arena *a,
-		    double budget, bool *slow, char *why, size_t cap)
+static Literal *run(const HloModule *m, Literal **args, Arena *a, double budget,
+		    bool *slow, char *why, size_t cap)
 {
 	Diag d;
 	diag_init(&d);
-	InterpOpts o = {(int64_t)1 << 30, &stop_flag};
-	arm(budget);
-	Literal *r = interp_run(m, args, np, a, &o, &d, NULL);
-	disarm();
+	Literal *r = interp_timed(m, args, a, budget, &d, NULL);
 	*slow = !r && strstr(diag_text(&d), "interrupted");
 	if (!r)
 		snprintf(why, cap, "%.200s", diag_text(&d));
@@ -150,7 +101,6 @@ static Literal *run(const HloModule *m, Literal **args, int np, Arena *a,
 
 typedef struct Ref {
 	Literal **args, *want;
-	int np;
 	double budget; /* for the runs after a pass */
 } Ref;
 
@@ -161,8 +111,8 @@ static void compare_run(const HloModule *got, const Ref *ref, Arena *a,
 {
 	bool slow;
 	char why[256] = "";
-	Literal *r = run(got, ref->args, ref->np, a, ref->budget, &slow, why,
-			 sizeof why);
+	Literal *r =
+		run(got, ref->args, a, ref->budget, &slow, why, sizeof why);
 	if (!r && slow) {
 		row->slow++;
 		return;
@@ -182,22 +132,18 @@ static void compare_run(const HloModule *got, const Ref *ref, Arena *a,
 		    (long long)cr.worst);
 }
 
-/* Applies p to m; the result (owned by the caller) or NULL on failure. */
-static HloModule *apply(const HloModule *m, const Pass *p, Row *row,
+/* Applies pass name to m; the result (owned by the caller) or NULL on
+ * failure. */
+static HloModule *apply(const HloModule *m, const char *name, Row *row,
 			const char *file, Totals *tt, bool *changed)
 {
 	Diag d;
 	diag_init(&d);
 	PassCtx cx = {0};
-	cx.d = &d;
-	PassResult r;
-	HloModule *out = NULL;
-	if (pass_apply(m, p, &cx, &r)) {
-		out = r.m;
-		*changed = r.changed;
-		if (!strcmp(p->name, "algsimp") && row)
-			add_rules(tt, &cx);
-	} else if (row) {
+	HloModule *out = pass_try(m, name, &cx, &d, changed);
+	if (out && !strcmp(name, "algsimp") && row)
+		add_rules(tt, &cx);
+	else if (!out && row) {
 		row->failures++;
 		print_error("FAILED %s: %s\n", file, diag_text(&d));
 	}
@@ -205,33 +151,29 @@ static HloModule *apply(const HloModule *m, const Pass *p, Row *row,
 	return out;
 }
 
-static void one_module(const char *path, const char *file, Totals *tt)
+typedef struct Walk {
+	Totals *tt;
+	double t0, budget; /* ms */
+} Walk;
+
+/* One module that loads; false, to load no more, past the budget. */
+static bool one_module(const char *file, HloModule *m, void *ctx)
 {
-	size_t n;
-	char *text = slurp(path, &n);
-	Diag d;
-	diag_init(&d);
-	d.max_warnings = 0;
-	HloModule *m = text ? load_verified(file, text, n, &d) : NULL;
-	free(text);
-	diag_free(&d);
-	tt->modules++;
-	if (!m)
-		return; /* test_corpus.c decides which modules must load */
-	tt->loaded++;
+	Walk *w = ctx;
+	Totals *tt = w->tt;
+	double t1 = clock_ms();
 	Arena a;
 	arena_init(&a);
 	Ref ref = {0};
 	bool slow;
 	char why[256];
 	double per = env_num("XR_NUMERICS_MODULE_SECONDS", 0.5);
-	if (supported(m) && (ref.np = make_inputs(m, &a, &ref.args)) >= 0) {
-		double t0 = now_ms();
-		ref.want = run(m, ref.args, ref.np, &a, per, &slow, why,
-			       sizeof why);
+	if (supported(m) && (ref.args = make_inputs(m, &a))) {
+		double t0 = clock_ms();
+		ref.want = run(m, ref.args, &a, per, &slow, why, sizeof why);
 		/* a pass may make a module a little slower to interpret;
 		 * a run past this is counted as slow, not compared */
-		ref.budget = 0.5 + 3 * (now_ms() - t0) / 1e3;
+		ref.budget = 0.5 + 3 * (clock_ms() - t0) / 1e3;
 	}
 	tt->runnable += ref.want != NULL;
 	int np;
@@ -240,7 +182,7 @@ static void one_module(const char *path, const char *file, Totals *tt)
 		Row *row = &tt->rows[i];
 		row->name = t[i].name;
 		bool changed = false;
-		HloModule *r = apply(m, &t[i], row, file, tt, &changed);
+		HloModule *r = apply(m, t[i].name, row, file, tt, &changed);
 		if (!r)
 			continue;
 		row->applied++;
@@ -257,8 +199,8 @@ static void one_module(const char *path, const char *file, Totals *tt)
 	bool any = false;
 	for (int i = 0; i < ns && cur; i++) {
 		bool changed = false;
-		HloModule *next = apply(cur, pass_find(steps[i]), NULL, file,
-					tt, &changed);
+		HloModule *next =
+			apply(cur, steps[i], NULL, file, tt, &changed);
 		if (!next) {
 			row->failures++;
 			print_error("FAILED %s: pipeline step %s\n", file,
@@ -277,47 +219,26 @@ static void one_module(const char *path, const char *file, Totals *tt)
 	hlo_module_free(cur);
 	hlo_module_free(m);
 	arena_free(&a);
+	if (getenv("XR_NUMERICS_VERBOSE"))
+		print_message("%8.1f ms  %s\n", clock_ms() - t1, file);
+	return clock_ms() - w->t0 <= w->budget;
 }
 
 static void test_numerics(void **state)
 {
 	(void)state;
-	FILE *f = corpus_index_open();
-	if (!f)
-		skip();
-	alarm_install(on_alarm);
-	Totals *tt = calloc(1, sizeof *tt);
-	assert_non_null(tt);
+	Totals totals = {0}, *tt = &totals;
 	int np;
 	pass_table(&np);
 	tt->nrows = (np < MAX_PASSES ? np : MAX_PASSES) + 1;
 	tt->rows[tt->nrows - 1].name = "pipeline default";
-	double budget = env_num("XR_NUMERICS_SECONDS", 30) * 1e3;
-	double t0 = now_ms();
-	int listed = 0;
-	char line[1 << 16];
-	if (!fgets(line, sizeof line, f))
-		line[0] = 0;
-	while (fgets(line, sizeof line, f)) {
-		char *tab = strchr(line, '\t');
-		if (!tab)
-			continue;
-		*tab = 0;
-		listed++;
-		if (now_ms() - t0 > budget)
-			continue;
-		char path[4096];
-		snprintf(path, sizeof path, "%s/%.2000s", XR_CORPUS_DIR, line);
-		double t1 = now_ms();
-		one_module(path, line, tt);
-		if (getenv("XR_NUMERICS_VERBOSE"))
-			print_message("%8.1f ms  %s\n", now_ms() - t1, line);
-	}
-	fclose(f);
+	Walk w = {tt, clock_ms(), env_num("XR_NUMERICS_SECONDS", 30) * 1e3};
+	double budget = w.budget, t0 = w.t0;
+	CorpusCount n = corpus_each(one_module, &w);
 	print_message("numerics: %d of %d modules in %.0f ms (budget %.0f s), "
 		      "%d loaded, %d run by the interpreter\n",
-		      tt->modules, listed, now_ms() - t0, budget / 1e3,
-		      tt->loaded, tt->runnable);
+		      n.tried, n.listed, clock_ms() - t0, budget / 1e3,
+		      n.loaded, tt->runnable);
 	print_message("  %-20s %7s %7s %8s %10s %8s %5s\n", "pass", "applied",
 		      "changed", "compared", "mismatches", "failures", "slow");
 	int bad = 0;
@@ -334,10 +255,9 @@ static void test_numerics(void **state)
 			      tt->rules[i].rule, tt->rules[i].count,
 			      tt->rules[i].modules);
 	print_message("\n");
-	int runnable = tt->runnable, modules = tt->modules;
-	free(tt);
+	int runnable = tt->runnable;
 	assert_int_equal(bad, 0);
-	assert_true(modules > 0);
+	assert_true(n.tried > 0);
 	/* the corpus has runnable dumps near its start (INDEX order) */
 	assert_true(runnable > 0);
 }

@@ -21,7 +21,7 @@
 #include "passes/pass.h"
 #include "session.h"
 
-enum { MAX_LINES = 10, MAX_COLUMNS = 76, MAX_PARAMS = 8 };
+enum { MAX_LINES = 10, MAX_COLUMNS = 76 };
 
 /* ---- explanations ------------------------------------------------------ */
 
@@ -222,16 +222,13 @@ static const char *const required[] = {
 typedef struct {
 	Sess x;
 	Arena a;
-	Literal *args[MAX_PARAMS];
-	int nargs;
-	Diag d;
+	Literal **args; /* one per entry parameter */
 } Ex;
 
 static void ex_load(Ex *e, const char *name)
 {
 	sess_open(&e->x);
 	arena_init(&e->a);
-	diag_init(&e->d);
 	char cmd[64];
 	snprintf(cmd, sizeof cmd, "example %s", name);
 	if (!cmd_execute(&e->x.s, cmd)) {
@@ -241,26 +238,11 @@ static void ex_load(Ex *e, const char *name)
 	const HistStep *h = repl_history_step(&e->x.s, 0);
 	assert_non_null(h);
 	assert_string_equal(h->label, cmd);
-	const HloComp *entry = e->x.s.mod->entry;
-	e->nargs = hlo_comp_param_count(entry);
-	assert_true(e->nargs <= MAX_PARAMS);
-	for (int i = 0; i < e->nargs; i++) {
-		e->args[i] =
-			literal_new(&e->a, hlo_comp_param(entry, i)->shape);
-		assert_non_null(e->args[i]);
-		literal_fill_pseudo_random(e->args[i], (uint64_t)i + 1);
-	}
+	e->args = inputs_seeded(e->x.s.mod, &e->a, 1);
+	assert_non_null(e->args);
 }
 
-static Literal *ex_run(Ex *e)
-{
-	InterpOpts o = {(int64_t)1 << 30, NULL};
-	Literal *r = interp_run(e->x.s.mod, e->args, e->nargs, &e->a, &o, &e->d,
-				NULL);
-	if (!r)
-		fail_msg("%s", diag_text(&e->d));
-	return r;
-}
+static Literal *ex_run(Ex *e) { return interp_ok(e->x.s.mod, e->args, &e->a); }
 
 static void ex_fill(Literal *l, double v)
 {
@@ -270,7 +252,6 @@ static void ex_fill(Literal *l, double v)
 
 static void ex_free(Ex *e)
 {
-	diag_free(&e->d);
 	arena_free(&e->a);
 	sess_close(&e->x);
 }
@@ -281,6 +262,14 @@ static void near(double got, double want, double tol, const char *what,
 	if (!(fabs(got - want) <= tol * (1 + fabs(want))))
 		fail_msg("%s[%lld]: got %.9g, want %.9g", what, (long long)i,
 			 got, want);
+}
+
+/* Every element of r is near want. */
+static void near_all(const Literal *r, double want, double tol,
+		     const char *what)
+{
+	for (int64_t i = 0; i < r->n; i++)
+		near(literal_get_f64(r, i), want, tol, what, i);
 }
 
 static void examples_listed(void **state)
@@ -409,8 +398,7 @@ static void example_attention(void **state)
 	ex_fill(e.args[2], 1);
 	Literal *r = ex_run(&e);
 	assert_int_equal(r->n, 8 * 128 * 64);
-	for (int64_t i = 0; i < r->n; i++)
-		near(literal_get_f64(r, i), 1, 1e-5, "attention", i);
+	near_all(r, 1, 1e-5, "attention");
 	ex_free(&e);
 }
 
@@ -427,13 +415,11 @@ static void example_conv_pool(void **state)
 	ex_fill(e.args[2], 0);
 	Literal *r = ex_run(&e);
 	assert_int_equal(r->n, 16 * 16 * 32);
-	for (int64_t i = 0; i < r->n; i++)
-		near(literal_get_f64(r, i), 144, 0, "pooled", i);
+	near_all(r, 144, 0, "pooled");
 	/* A negative bias larger than any sum: relu makes it all zero. */
 	ex_fill(e.args[2], -1000);
 	r = ex_run(&e);
-	for (int64_t i = 0; i < r->n; i++)
-		near(literal_get_f64(r, i), 0, 0, "relu", i);
+	near_all(r, 0, 0, "relu");
 	ex_free(&e);
 }
 

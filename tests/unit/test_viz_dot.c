@@ -9,22 +9,6 @@
 
 #define GOLDEN XR_SOURCE_DIR "/tests/golden/dot/"
 
-static HloModule *load(const char *file)
-{
-	char path[512];
-	snprintf(path, sizeof path, GOLDEN "%s", file);
-	size_t n = 0;
-	char *text = slurp(path, &n);
-	assert_non_null(text);
-	Diag d;
-	diag_init(&d);
-	HloModule *m = load_verified(file, text, n, &d);
-	diag_free(&d);
-	free(text);
-	assert_non_null(m);
-	return m;
-}
-
 /* The DOT text equals GOLDEN/name.dot (or rewrites it under XR_UPDATE). */
 static void golden(const char *name, const char *dot)
 {
@@ -97,7 +81,7 @@ static char *module_dot(const HloModule *m, const VizOpts *o, VizResult *r)
 static void test_colours_and_labels(void **state)
 {
 	(void)state;
-	HloModule *m = load("colours.hlo");
+	HloModule *m = load_file(GOLDEN, "colours.hlo");
 	VizOpts o = {0};
 	char *dot = module_dot(m, &o, NULL);
 	golden("colours", dot);
@@ -150,7 +134,7 @@ static void test_colours_and_labels(void **state)
 static void test_fusion_expanded(void **state)
 {
 	(void)state;
-	HloModule *m = load("fusion.hlo");
+	HloModule *m = load_file(GOLDEN, "fusion.hlo");
 	VizOpts o = {0};
 	char *dot = module_dot(m, &o, NULL);
 	golden("fusion-expanded", dot);
@@ -173,7 +157,7 @@ static void test_fusion_expanded(void **state)
 static void test_fusion_collapsed(void **state)
 {
 	(void)state;
-	HloModule *m = load("fusion.hlo");
+	HloModule *m = load_file(GOLDEN, "fusion.hlo");
 	VizOpts o = {.fusions_collapsed = true};
 	char *dot = module_dot(m, &o, NULL);
 	golden("fusion-collapsed", dot);
@@ -191,7 +175,7 @@ static void test_fusion_collapsed(void **state)
 static void test_while_body_cluster(void **state)
 {
 	(void)state;
-	HloModule *m = load("while.hlo");
+	HloModule *m = load_file(GOLDEN, "while.hlo");
 	VizOpts o = {0};
 	char *dot = module_dot(m, &o, NULL);
 	golden("while", dot);
@@ -216,7 +200,7 @@ static void test_while_body_cluster(void **state)
 static void test_neighbourhood(void **state)
 {
 	(void)state;
-	HloModule *m = load("chain.hlo");
+	HloModule *m = load_file(GOLDEN, "chain.hlo");
 	VizOpts o = {.center = hlo_comp_find(m->entry, "a4"), .depth = 1};
 	VizResult r;
 	char *dot = module_dot(m, &o, &r);
@@ -240,7 +224,7 @@ static void test_neighbourhood(void **state)
 static void test_cap_falls_back(void **state)
 {
 	(void)state;
-	HloModule *m = load("fusion.hlo");
+	HloModule *m = load_file(GOLDEN, "fusion.hlo");
 	/* 11 nodes expanded, 8 collapsed: a cap of 8 collapses. */
 	VizOpts o = {.max_nodes = 8};
 	VizResult r;
@@ -253,7 +237,7 @@ static void test_cap_falls_back(void **state)
 	free(dot);
 	/* A cap of 3 needs the neighbourhood of what changed (against
 	 * unfused.hlo: the fusion is new). */
-	HloModule *prev = load("unfused.hlo");
+	HloModule *prev = load_file(GOLDEN, "unfused.hlo");
 	o = (VizOpts){.max_nodes = 3, .prev = prev};
 	dot = module_dot(m, &o, &r);
 	golden("cap-changed", dot);
@@ -268,8 +252,8 @@ static void test_cap_falls_back(void **state)
 static void test_compare_panels(void **state)
 {
 	(void)state;
-	HloModule *a = load("unfused.hlo");
-	HloModule *b = load("fusion.hlo");
+	HloModule *a = load_file(GOLDEN, "unfused.hlo");
+	HloModule *b = load_file(GOLDEN, "fusion.hlo");
 	VizOpts o = {0};
 	StrBuf s;
 	sb_init(&s);
@@ -329,47 +313,29 @@ static bool balanced(const char *s)
 }
 
 /* Every corpus module: under the cap, well formed. */
+static bool cap_one(const char *name, HloModule *m, void *ctx)
+{
+	int *fell = ctx;
+	for (int collapsed = 0; collapsed < 2; collapsed++) {
+		VizOpts o = {.fusions_collapsed = collapsed};
+		VizResult r;
+		char *dot = module_dot(m, &o, &r);
+		if (r.nodes > VIZ_DEFAULT_MAX_NODES || !balanced(dot))
+			fail_msg("%s: %d nodes, balanced %d", name, r.nodes,
+				 balanced(dot));
+		*fell += r.level != VIZ_FULL;
+		free(dot);
+	}
+	hlo_module_free(m);
+	return true;
+}
+
 static void test_corpus_cap(void **state)
 {
 	(void)state;
-	FILE *idx = corpus_index_open();
-	if (!idx)
-		skip();
-	char line[8192];
-	int n = 0, fell = 0;
-	while (fgets(line, sizeof line, idx)) {
-		char *tab = strchr(line, '\t');
-		if (!tab || strncmp(line, "file\t", 5) == 0)
-			continue;
-		*tab = 0;
-		char path[8192 + 512];
-		snprintf(path, sizeof path, "%s/%s", XR_CORPUS_DIR, line);
-		size_t len = 0;
-		char *text = slurp(path, &len);
-		if (!text)
-			continue;
-		Diag d;
-		diag_init(&d);
-		HloModule *m = load_verified(line, text, len, &d);
-		diag_free(&d);
-		free(text);
-		if (!m)
-			continue;
-		for (int collapsed = 0; collapsed < 2; collapsed++) {
-			VizOpts o = {.fusions_collapsed = collapsed};
-			VizResult r;
-			char *dot = module_dot(m, &o, &r);
-			if (r.nodes > VIZ_DEFAULT_MAX_NODES || !balanced(dot))
-				fail_msg("%s: %d nodes, balanced %d", line,
-					 r.nodes, balanced(dot));
-			fell += r.level != VIZ_FULL;
-			free(dot);
-		}
-		hlo_module_free(m);
-		n++;
-	}
-	fclose(idx);
-	assert_true(n > 300);
+	int fell = 0;
+	CorpusCount n = corpus_each(cap_one, &fell);
+	assert_true(n.loaded > 300);
 	assert_true(fell > 0); /* the big ones did fall back */
 }
 

@@ -11,22 +11,6 @@
 
 #define GOLDEN XR_SOURCE_DIR "/tests/golden/dot/"
 
-static HloModule *load(const char *file)
-{
-	char path[512];
-	snprintf(path, sizeof path, GOLDEN "%s", file);
-	size_t n = 0;
-	char *text = slurp(path, &n);
-	assert_non_null(text);
-	Diag d;
-	diag_init(&d);
-	HloModule *m = load_verified(file, text, n, &d);
-	diag_free(&d);
-	free(text);
-	assert_non_null(m);
-	return m;
-}
-
 static void test_format_of(void **state)
 {
 	(void)state;
@@ -65,7 +49,7 @@ static void test_formats(void **state)
 {
 	(void)state;
 	skip_without_graphviz();
-	HloModule *m = load("fusion.hlo");
+	HloModule *m = load_file(GOLDEN, "fusion.hlo");
 	StrBuf b;
 	sb_init(&b);
 	VizOpts o = {0};
@@ -157,9 +141,9 @@ static void test_report(void **state)
 {
 	(void)state;
 	skip_without_graphviz();
-	HloModule *a = load("unfused.hlo");
-	HloModule *b = load("fusion.hlo");
-	HloModule *c = load("fusion.hlo");
+	HloModule *a = load_file(GOLDEN, "unfused.hlo");
+	HloModule *b = load_file(GOLDEN, "fusion.hlo");
+	HloModule *c = load_file(GOLDEN, "fusion.hlo");
 	VizStep steps[] = {
 		{0, "load unfused.hlo", "stats: instructions=13", a, false},
 		{1, "pass fusion", "stats: instructions=16", b, false},
