@@ -170,9 +170,30 @@ static void summary(Session *s, const FusionLog *l)
 	}
 }
 
+/* Does the filter word of `fusions` select d? */
+static bool wanted(const FusionDecision *d, const char *w)
+{
+	if (!strcmp(w, "fused"))
+		return d->fused;
+	if (!strcmp(w, "declined"))
+		return !d->fused;
+	return !strcmp(d->rule, w) || !strcmp(d->producer, w) ||
+	       !strcmp(d->consumer, w) || (d->into && !strcmp(d->into, w));
+}
+
+/* Is w a word `fusions` understands (a rule, fused, declined)? */
+static bool known_filter(const char *w)
+{
+	int n;
+	const FusionRule *r = fusion_rules(&n);
+	for (int i = 0; i < n; i++)
+		if (!strcmp(r[i].name, w))
+			return true;
+	return !strcmp(w, "fused") || !strcmp(w, "declined");
+}
+
 bool cmd_fusions(Session *s, const CmdArgs *a)
 {
-	(void)a;
 	const FusionLog *l = s->fusion_log;
 	if (!l)
 		return repl_error(s, "no fusion pass has run yet (try 'pass "
@@ -180,20 +201,36 @@ bool cmd_fusions(Session *s, const CmdArgs *a)
 	int fused = 0;
 	for (int i = 0; i < l->n; i++)
 		fused += l->d[i].fused;
+	if (a->argc) {
+		const char *w = repl_bare_name(a->argv[0]);
+		bool any = known_filter(w);
+		for (int i = 0; i < l->n && !any; i++)
+			any = wanted(&l->d[i], w);
+		if (!any)
+			return repl_error(s, "'%s' is not fused, declined, a "
+					     "rule, or an instruction in the "
+					     "log", w);
+	}
 	fprintf(s->out,
 		"fusions: step=%d considered=%d fused=%d declined=%d "
 		"groups=%d\n",
 		s->fusion_log_step, l->n, fused, l->n - fused, l->ng);
 	if (l->off)
 		fprintf(s->out, "(the pass ran with 'set fusion off')\n");
+	const char *only = a->argc ? repl_bare_name(a->argv[0]) : NULL;
 	int shown = 0;
 	char h[32];
 	for (int i = 0; i < l->n; i++) {
 		const FusionDecision *d = &l->d[i];
+		if (only && !wanted(d, only))
+			continue;
 		if (shown == FUSIONS_MAX_LINES) {
+			int more = 0;
+			for (int k = i; k < l->n; k++)
+				more += !only || wanted(&l->d[k], only);
 			fprintf(s->out, "  ... %d more decisions ('why A B' "
 					"asks about one pair)\n",
-				l->n - i);
+				more);
 			break;
 		}
 		shown++;

@@ -169,16 +169,21 @@ static const Command commands[] = {
 	 "  pass fusion\n"
 	 "  why exponential.1 reduce.2\n",
 	 "Passes", 2, 2, cmd_why, cmd_complete_instrs},
-	{"fusions", "fusions",
-	 "The last fusion pass's decisions.",
-	 "Lists every producer/consumer pair the last fusion pass considered,\n"
-	 "in order: fused or not, the reason, and the estimated bytes saved;\n"
-	 "then the fusions it made (kind and instructions).\n"
+	{"fusions", "fusions [FILTER]",
+	 "The last fusion passes' decisions.",
+	 "Lists every producer/consumer pair the last fusion pass (and the\n"
+	 "multi-output pass after it) considered, in order: fused or not, the\n"
+	 "rule, the reason and the estimated bytes saved; then the count of\n"
+	 "decisions by rule and the fusions made (kind and instructions).\n"
+	 "FILTER keeps only the decisions that were 'fused', 'declined',\n"
+	 "made by that rule, or name that instruction. The first line is\n"
+	 "'fusions: step=N considered=C fused=F declined=D groups=G'.\n"
 	 "\n"
 	 "Example:\n"
 	 "  pass fusion\n"
-	 "  fusions\n",
-	 "Passes", 0, 0, cmd_fusions, cmd_complete_none},
+	 "  fusions\n"
+	 "  fusions expensive-duplicated\n",
+	 "Passes", 0, 1, cmd_fusions, cmd_complete_none},
 	{"fuse", "fuse A B",
 	 "Force producer A into consumer B (a what-if, one history step).",
 	 "Fuses producer A into consumer B when that is legal, even where the\n"
