@@ -3,9 +3,6 @@
  * and the default pipeline over the corpus: every step succeeds and
  * verifies, and on the real program dumps the interpreter gives the same
  * numbers before and after. */
-#include <signal.h>
-#include <sys/time.h>
-#include <time.h>
 
 #include "compare.h"
 #include "passes/pass.h"
@@ -13,17 +10,6 @@
 #include "testutil.h"
 
 #define ENTRY(body) "HloModule t\n\nENTRY e {\n" body "}\n"
-
-static HloModule *load(const char *text)
-{
-	Diag d;
-	diag_init(&d);
-	HloModule *m = load_verified("t.hlo", text, strlen(text), &d);
-	if (!m)
-		fail_msg("%s\n%s", diag_text(&d), text);
-	diag_free(&d);
-	return m;
-}
 
 /* Applies pass `name` (which must succeed), frees m, returns the result. */
 static HloModule *apply_cap(HloModule *m, const char *name, bool *changed,
@@ -91,25 +77,6 @@ static void assert_entry(const HloModule *m, const char *want)
 }
 
 /* Runs m's entry on fixed pseudo-random inputs (in a). */
-static Literal *run_random(const HloModule *m, Arena *a)
-{
-	int np = hlo_comp_param_count(m->entry);
-	Literal *args[8];
-	assert_true(np <= 8);
-	for (int i = 0; i < np; i++) {
-		args[i] = literal_new(a, hlo_comp_param(m->entry, i)->shape);
-		literal_fill_pseudo_random(args[i], 7 + (uint64_t)i);
-	}
-	Diag d;
-	diag_init(&d);
-	InterpOpts o = {(int64_t)1 << 30, NULL};
-	Literal *r = interp_run(m, args, np, a, &o, &d, NULL);
-	if (!r)
-		fail_msg("%s", diag_text(&d));
-	diag_free(&d);
-	return r;
-}
-
 /* Every use list of m is exact: ins is a user of v once, exactly when v
  * is one of its operands, and every user is a live instruction of the
  * same computation. */
@@ -174,7 +141,7 @@ static void test_registry(void **state)
 static void test_kernels(void **state)
 {
 	(void)state;
-	HloModule *m = load(
+	HloModule *m = load_text(
 		ENTRY("  p = f32[4] parameter(0)\n"
 		      "  c = f32[4] constant({1, 2, 3, 4})\n"
 		      "  a = f32[4] add(p, c)\n"
@@ -211,7 +178,7 @@ static void test_rollback(void **state)
 	(void)state;
 	const char *text = ENTRY("  p = f32[4] parameter(0)\n"
 				 "  ROOT a = f32[4] add(p, p)\n");
-	HloModule *m = load(text);
+	HloModule *m = load_text(text);
 	StrBuf before, after;
 	sb_init(&before);
 	sb_init(&after);
@@ -246,7 +213,7 @@ static void test_rollback(void **state)
 static void test_cse_commutative(void **state)
 {
 	(void)state;
-	HloModule *m = load(ENTRY("  p = f32[4] parameter(0)\n"
+	HloModule *m = load_text(ENTRY("  p = f32[4] parameter(0)\n"
 				  "  q = f32[4] parameter(1)\n"
 				  "  a = f32[4] add(p, q)\n"
 				  "  b = f32[4] add(q, p)\n"
@@ -279,7 +246,7 @@ static void test_cse_commutative(void **state)
 static void test_cse_keeps_definitions_first(void **state)
 {
 	(void)state;
-	HloModule *m = load(ENTRY("  a = f32[4] parameter(0)\n"
+	HloModule *m = load_text(ENTRY("  a = f32[4] parameter(0)\n"
 				  "  x = f32[4] parameter(1)\n"
 				  "  ax = f32[4] multiply(a, x)\n"
 				  "  axpy = f32[4] add(ax, x)\n"
@@ -302,7 +269,7 @@ static void test_cse_chains_and_constants(void **state)
 {
 	(void)state;
 	/* Merging the first level makes the second level identical. */
-	HloModule *m = load(ENTRY(
+	HloModule *m = load_text(ENTRY(
 		"  p = f32[4] parameter(0)\n"
 		"  c1 = f32[] constant(2)\n"
 		"  c2 = f32[] constant(2)\n"
@@ -329,7 +296,7 @@ static void test_cse_keeps_distinct(void **state)
 	(void)state;
 	/* Side effects, parameters, different attributes, different
 	 * shapes/layouts and elided constants are never merged. */
-	HloModule *m = load(ENTRY(
+	HloModule *m = load_text(ENTRY(
 		"  p = f32[2,3] parameter(0)\n"
 		"  q = f32[2,3] parameter(1)\n"
 		"  k1 = f32[2,3] custom-call(p), custom_call_target=\"foo\"\n"
@@ -361,7 +328,7 @@ static void test_cse_keeps_distinct(void **state)
 static void test_cse_same_signature(void **state)
 {
 	(void)state;
-	HloModule *m = load(ENTRY(
+	HloModule *m = load_text(ENTRY(
 		"  p = f32[2,3] parameter(0)\n"
 		"  s1 = f32[2,2] slice(p), slice={[0:2], [0:2]}\n"
 		"  s2 = f32[2,2] slice(p), slice={[0:2], [1:3]}\n"
@@ -410,7 +377,7 @@ static void test_cse_dce_fan_out(void **state)
 		sb_printf(&b, "  n%d = f32[4] negate(d%d)\n", i, i);
 	}
 	sb_printf(&b, "  ROOT r = f32[4] copy(x%d)\n}\n", N);
-	HloModule *m = load(sb_str(&b));
+	HloModule *m = load_text(sb_str(&b));
 	sb_free(&b);
 	bool ch;
 	m = apply(m, "cse", &ch);
@@ -446,7 +413,7 @@ static void test_side_effect_through_calls(void **state)
 {
 	(void)state;
 	HloModule *m =
-		load("HloModule t\n\n"
+		load_text("HloModule t\n\n"
 		     "noisy {\n  a = f32[] parameter(0)\n"
 		     "  k = f32[] custom-call(a), custom_call_target=\"log\"\n"
 		     "  ROOT n = f32[] negate(a)\n}\n"
@@ -478,7 +445,7 @@ static void test_side_effect_through_calls(void **state)
 static void test_dce(void **state)
 {
 	(void)state;
-	HloModule *m = load(
+	HloModule *m = load_text(
 		"HloModule t\n\n"
 		"unused {\n  a = f32[] parameter(0)\n  ROOT n = f32[] "
 		"negate(a)\n}\n"
@@ -516,7 +483,7 @@ static void test_dce(void **state)
 static void test_dce_repeated_operands(void **state)
 {
 	(void)state;
-	HloModule *m = load(ENTRY("  p = f32[4] parameter(0)\n"
+	HloModule *m = load_text(ENTRY("  p = f32[4] parameter(0)\n"
 				  "  a = f32[4] add(p, p)\n"
 				  "  b = f32[4] multiply(a, a)\n"
 				  "  c = f32[4] add(b, p)\n"
@@ -554,7 +521,7 @@ static void test_dce_repeated_operands(void **state)
 static void test_tuple_simplifier(void **state)
 {
 	(void)state;
-	HloModule *m = load(ENTRY("  p = f32[4] parameter(0)\n"
+	HloModule *m = load_text(ENTRY("  p = f32[4] parameter(0)\n"
 				  "  q = s32[] parameter(1)\n"
 				  "  t = (f32[4], s32[]) tuple(p, q)\n"
 				  "  g = s32[] get-tuple-element(t), index=1\n"
@@ -567,7 +534,7 @@ static void test_tuple_simplifier(void **state)
 	hlo_module_free(m);
 
 	/* Rebuilding the whole tuple in order is the tuple itself. */
-	m = load(ENTRY("  p = (f32[4], s32[]) parameter(0)\n"
+	m = load_text(ENTRY("  p = (f32[4], s32[]) parameter(0)\n"
 		       "  a = f32[4] get-tuple-element(p), index=0\n"
 		       "  b = s32[] get-tuple-element(p), index=1\n"
 		       "  ROOT t = (f32[4], s32[]) tuple(a, b)\n"));
@@ -579,7 +546,7 @@ static void test_tuple_simplifier(void **state)
 	hlo_module_free(m);
 
 	/* Swapped, partial or mixed tuples stay. */
-	m = load(ENTRY("  p = (f32[4], f32[4], f32[4]) parameter(0)\n"
+	m = load_text(ENTRY("  p = (f32[4], f32[4], f32[4]) parameter(0)\n"
 		       "  q = (f32[4], f32[4]) parameter(1)\n"
 		       "  a = f32[4] get-tuple-element(p), index=0\n"
 		       "  b = f32[4] get-tuple-element(p), index=1\n"
@@ -612,10 +579,10 @@ static const char nested_calls[] =
 static void test_call_inliner(void **state)
 {
 	(void)state;
-	HloModule *m = load(nested_calls);
+	HloModule *m = load_text(nested_calls);
 	Arena a;
 	arena_init(&a);
-	Literal *want = run_random(m, &a);
+	Literal *want = run_seeded(m, &a, 7);
 	bool ch;
 	m = apply(m, "call-inliner", &ch);
 	assert_true(ch);
@@ -635,7 +602,7 @@ static void test_call_inliner(void **state)
 				k++;
 			assert_true(k < i);
 		}
-	Literal *got = run_random(m, &a);
+	Literal *got = run_seeded(m, &a, 7);
 	assert_true(literal_equal(got, want));
 	m = apply(m, "call-inliner", &ch);
 	assert_false(ch);
@@ -648,7 +615,7 @@ static void test_call_inliner(void **state)
 static void test_constant_folding(void **state)
 {
 	(void)state;
-	HloModule *m = load(ENTRY("  a = f32[] constant(1.5)\n"
+	HloModule *m = load_text(ENTRY("  a = f32[] constant(1.5)\n"
 				  "  b = f32[] constant(2)\n"
 				  "  s = f32[] add(a, b)\n"
 				  "  p = f32[] parameter(0)\n"
@@ -673,7 +640,7 @@ static void test_constant_folding(void **state)
 static void test_removals_keep_uses_exact(void **state)
 {
 	(void)state;
-	HloModule *m = load(ENTRY("  k = f32[] constant(2)\n"
+	HloModule *m = load_text(ENTRY("  k = f32[] constant(2)\n"
 				  "  p = f32[] parameter(0)\n"
 				  "  a = f32[] add(k, k)\n"
 				  "  b = f32[] multiply(k, a)\n"
@@ -722,11 +689,11 @@ static void test_constant_folding_cap(void **state)
 				 "  x = s32[100] add(b, i)\n"
 				 "  ROOT r = s32[100] add(x, p)\n");
 	bool ch;
-	HloModule *m = apply_cap(load(text), "constant-folding", &ch, 99);
+	HloModule *m = apply_cap(load_text(text), "constant-folding", &ch, 99);
 	assert_false(ch);
 	assert_int_equal(count_op(m, HLO_BROADCAST), 1);
 	hlo_module_free(m);
-	m = apply_cap(load(text), "constant-folding", &ch, 100);
+	m = apply_cap(load_text(text), "constant-folding", &ch, 100);
 	assert_true(ch);
 	m = apply(m, "dce", NULL);
 	assert_int_equal(count_op(m, HLO_BROADCAST), 0);
@@ -744,7 +711,7 @@ static void test_constant_folding_keeps(void **state)
 	(void)state;
 	/* rng, custom-call, elided constants and reductions through a
 	 * reducer are handled; only the last may fold. */
-	HloModule *m = load(
+	HloModule *m = load_text(
 		"HloModule t\n\n"
 		"add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
 		"  ROOT s = f32[] add(a, b)\n}\n"
@@ -781,17 +748,17 @@ static void test_default_pipeline(void **state)
 		int kernels;
 	} cases[] = {{"simplify", 7}, {"default", 1}};
 	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
-		HloModule *m = load(nested_calls);
+		HloModule *m = load_text(nested_calls);
 		Arena a;
 		arena_init(&a);
-		Literal *want = run_random(m, &a);
+		Literal *want = run_seeded(m, &a, 7);
 		int n;
 		const char *const *steps = pipeline_find(cases[k].name, &n);
 		assert_non_null(steps);
 		for (int i = 0; i < n; i++)
 			m = apply(m, steps[i], NULL);
 		assert_int_equal(hlo_module_kernels(m), cases[k].kernels);
-		assert_true(literal_equal(run_random(m, &a), want));
+		assert_true(literal_equal(run_seeded(m, &a, 7), want));
 		arena_free(&a);
 		hlo_module_free(m);
 	}
@@ -815,27 +782,6 @@ static double run_budget(void)
 	return e ? atof(e) : 0.5;
 }
 
-static volatile int stop_flag;
-
-static void on_alarm(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
-static void arm(double s)
-{
-	stop_flag = 0;
-	struct itimerval tv = {{0, 0}, {(long)s, (long)((s - (long)s) * 1e6)}};
-	setitimer(ITIMER_REAL, &tv, NULL);
-}
-
-static void disarm(void)
-{
-	struct itimerval off = {{0, 0}, {0, 0}};
-	setitimer(ITIMER_REAL, &off, NULL);
-}
-
 typedef struct Totals {
 	int modules, loaded, changed[8], numeric, numeric_skipped;
 	int failures;
@@ -845,47 +791,25 @@ typedef struct Totals {
 /* Entry inputs for m (pseudo-random), or -1 when they are too big. */
 static int make_inputs(const HloModule *m, Arena *a, Literal ***out)
 {
-	int np = hlo_comp_param_count(m->entry);
-	int64_t bytes = 0;
-	for (int i = 0; i < np; i++) {
-		int64_t b = shape_bytes(hlo_comp_param(m->entry, i)->shape);
-		bytes = b < 0 || bytes < 0 ? -1 : bytes + b;
-	}
-	if (bytes < 0 || bytes > input_limit())
+	int64_t bytes = inputs_bytes(m);
+	if (bytes < 0 || bytes > input_limit() ||
+	    !(*out = inputs_seeded(m, a, 1000)))
 		return -1;
-	Literal **args = arena_alloc(a, sizeof *args * (size_t)(np + 1));
-	for (int i = 0; i < np; i++) {
-		args[i] = literal_new(a, hlo_comp_param(m->entry, i)->shape);
-		if (!args[i])
-			return -1;
-		literal_fill_pseudo_random(args[i], 1000 + (uint64_t)i);
-	}
-	*out = args;
-	return np;
+	return hlo_comp_param_count(m->entry);
 }
 
-/* The entry's result within budget seconds, or NULL. */
-static double now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static Literal *run_timed(const HloModule *m, Literal **args, int np, Arena *a,
+/* The entry's result within budget seconds, or NULL (why says why). */
+static Literal *run_timed(const HloModule *m, Literal **args, Arena *a,
 			  double budget, char *why, size_t cap, Totals *tt)
 {
-	double t0 = now_ms();
+	double t0 = clock_ms();
 	Diag d;
 	diag_init(&d);
-	InterpOpts o = {(int64_t)1 << 30, &stop_flag};
-	arm(budget);
-	Literal *r = interp_run(m, args, np, a, &o, &d, NULL);
-	disarm();
+	Literal *r = interp_timed(m, args, a, budget, &d, NULL);
 	if (!r)
 		snprintf(why, cap, "%.200s", diag_text(&d));
 	diag_free(&d);
-	tt->interp_ms += now_ms() - t0;
+	tt->interp_ms += clock_ms() - t0;
 	return r;
 }
 
@@ -952,7 +876,7 @@ static void corpus_one(const char *path, const char *file, bool dump,
 	char why[256] = "";
 	int np = -1;
 	if (dump && !sanitized() && (np = make_inputs(m, &a, &args)) >= 0)
-		want = run_timed(m, args, np, &a, run_budget(), why, sizeof why,
+		want = run_timed(m, args, &a, run_budget(), why, sizeof why,
 				 tt);
 	if (getenv("XR_PASSES_VERBOSE"))
 		print_message("%s %s %.60s\n", file, want ? "ran" : "skip",
@@ -984,7 +908,7 @@ static void corpus_one(const char *path, const char *file, bool dump,
 	}
 	if (want && cur) {
 		Literal *got =
-			run_timed(cur, args, np, &a, 10.0, why, sizeof why, tt);
+			run_timed(cur, args, &a, 10.0, why, sizeof why, tt);
 		CompareResult cr;
 		if (got)
 			literal_compare(got, want,
@@ -1013,9 +937,8 @@ static void test_corpus_pipeline(void **state)
 	FILE *f = corpus_index_open();
 	if (!f)
 		skip();
-	alarm_install(on_alarm);
 	Totals tt = {0};
-	double t0 = now_ms();
+	double t0 = clock_ms();
 	char line[1 << 16];
 	if (!fgets(line, sizeof line, f))
 		line[0] = 0;
@@ -1040,7 +963,7 @@ static void test_corpus_pipeline(void **state)
 		"corpus: %d modules, %d loaded, numeric checks %d "
 		"(skipped %d dumps); %.0f ms, %.0f ms of it interpreting\n",
 		tt.modules, tt.loaded, tt.numeric, tt.numeric_skipped,
-		now_ms() - t0, tt.interp_ms);
+		clock_ms() - t0, tt.interp_ms);
 	for (int i = 0; i < nsteps; i++)
 		print_message("  %-18s changed %3d modules  %8.1f ms\n",
 			      steps[i], tt.changed[i], tt.pass_ms[i]);
