@@ -202,12 +202,13 @@ int64_t shape_elements(const Shape *s)
 	for (int i = 0; i < s->rank; i++)
 		if (s->dims[i] <= 0) /* zero, or '?' (no storage we know of) */
 			return 0;
-	for (int i = 0; i < s->rank; i++) {
-		int64_t d = s->dims[i];
-		if (n > XR_MAX_ELEMENTS / d)
+	/* n * d > XR_MAX_ELEMENTS exactly when n > XR_MAX_ELEMENTS / d, but
+	 * without a division per dimension (this runs in every cost and
+	 * fusion estimate). */
+	for (int i = 0; i < s->rank; i++)
+		if (__builtin_mul_overflow(n, s->dims[i], &n) ||
+		    n > XR_MAX_ELEMENTS)
 			return -1;
-		n *= d;
-	}
 	return n;
 }
 
