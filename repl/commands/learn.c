@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "learn.h"
 #include "parse.h"
+#include "passes/fusion.h"
 #include "verify.h"
 
 enum { LIST_WIDTH = 76, MAX_SUGGESTIONS = 8 };
@@ -100,22 +101,27 @@ static const char *const group_titles[NTOPIC_KINDS] = {
 	[TOPIC_CONCEPT] = "Concepts",
 };
 
-/* Names of one kind, filled into lines of at most LIST_WIDTH columns. */
+/* Adds name to a listing filled into lines of at most LIST_WIDTH
+ * columns; *col is the current line's width. */
+static void list_word(Session *s, const char *name, int *col)
+{
+	int w = (int)strlen(name);
+	if (*col && *col + 1 + w > LIST_WIDTH) {
+		fputc('\n', s->out);
+		*col = 0;
+	}
+	*col += fprintf(s->out, "%s%s", *col ? " " : "  ", name);
+}
+
+/* Names of one kind. */
 static void list_group(Session *s, TopicKind kind)
 {
 	int n, col = 0;
 	const Topic *t = cmd_topic_table(&n);
 	fprintf(s->out, "%s:\n", group_titles[kind]);
-	for (int i = 0; i < n; i++) {
-		if (t[i].kind != kind)
-			continue;
-		int w = (int)strlen(t[i].name);
-		if (col && col + 1 + w > LIST_WIDTH) {
-			fputc('\n', s->out);
-			col = 0;
-		}
-		col += fprintf(s->out, "%s%s", col ? " " : "  ", t[i].name);
-	}
+	for (int i = 0; i < n; i++)
+		if (t[i].kind == kind)
+			list_word(s, t[i].name, &col);
 	if (col)
 		fputc('\n', s->out);
 }
@@ -125,6 +131,43 @@ static void list_topics(Session *s)
 	fputs("explain TOPIC: topics by group\n", s->out);
 	for (int k = 0; k < NTOPIC_KINDS; k++)
 		list_group(s, (TopicKind)k);
+	/* The rules `why` and `fusions` name. */
+	int n, col = 0;
+	const FusionRule *r = fusion_rules(&n);
+	fputs("Fusion rules:\n", s->out);
+	for (int i = 0; i < n; i++)
+		list_word(s, r[i].name, &col);
+	if (col)
+		fputc('\n', s->out);
+}
+
+/* text in lines of at most LIST_WIDTH columns, indented by two. */
+static void print_wrapped(Session *s, const char *text)
+{
+	int col = 0;
+	for (const char *p = text; *p;) {
+		size_t w = strcspn(p, " ");
+		if (col && col + 1 + (int)w > LIST_WIDTH) {
+			fputc('\n', s->out);
+			col = 0;
+		}
+		col += fprintf(s->out, "%s%.*s", col ? " " : "  ", (int)w, p);
+		p += w;
+		p += strspn(p, " ");
+	}
+	if (col)
+		fputc('\n', s->out);
+}
+
+/* A rule of the fusion decision log by name, or NULL. */
+static const FusionRule *fusion_rule(const char *name)
+{
+	int n;
+	const FusionRule *r = fusion_rules(&n);
+	for (int i = 0; i < n; i++)
+		if (!strcasecmp(r[i].name, name))
+			return &r[i];
+	return NULL;
 }
 
 static void print_topic(Session *s, const Topic *t)
@@ -270,6 +313,19 @@ bool cmd_explain(Session *s, const CmdArgs *a)
 			print_topic(s, &t[i]);
 		}
 	}
+	const FusionRule *r = fusion_rule(name);
+	if (r) {
+		if (shown++)
+			fputc('\n', s->out);
+		char text[512];
+		snprintf(text, sizeof text,
+			 "%c%s. 'fusions %s' lists the pairs it decided; "
+			 "'explain fusion' says how fusion works.",
+			 toupper((unsigned char)r->says[0]), r->says + 1,
+			 r->name);
+		fprintf(s->out, "%s (fusion rule)\n", r->name);
+		print_wrapped(s, text);
+	}
 	return shown ? true : unknown_topic(s, a->argv[0]);
 }
 
@@ -282,4 +338,8 @@ void cmd_complete_explain(const Session *s, const char *prefix, CmdMatches *out)
 	for (int i = 0; i < n; i++)
 		if (strncmp(t[i].name, prefix, k) == 0 && !seen_before(t, i))
 			cmd_matches_add(out, t[i].name);
+	const FusionRule *r = fusion_rules(&n);
+	for (int i = 0; i < n; i++)
+		if (strncmp(r[i].name, prefix, k) == 0)
+			cmd_matches_add(out, r[i].name);
 }

@@ -203,7 +203,8 @@ static void completion(void **state)
 	assert_string_equal(c, "example");
 	free(c);
 	c = completions(&x.s, "explain fusion");
-	assert_string_equal(c, "fusion fusion-kinds"); /* fusion once */
+	/* fusion once; fusion-off is a rule of the fusion log */
+	assert_string_equal(c, "fusion fusion-kinds fusion-off");
 	free(c);
 	c = completions(&x.s, "explain all-reduce-");
 	assert_string_equal(c, "all-reduce-done all-reduce-start");
