@@ -133,6 +133,9 @@ void cmd_complete_pipelines(const Session *s, const char *prefix,
 bool cmd_why(Session *s, const CmdArgs *a);
 bool cmd_fusions(Session *s, const CmdArgs *a);
 bool cmd_fuse(Session *s, const CmdArgs *a);
+/* fused, declined, rule names and instruction names (fusions). */
+void cmd_complete_fusions(const Session *s, const char *prefix,
+			  CmdMatches *out);
 
 /* --- analysis.c: cost model and buffer assignment --- */
 bool cmd_cost(Session *s, const CmdArgs *a);

@@ -324,3 +324,19 @@ bool cmd_fuse(Session *s, const CmdArgs *a)
 	fusion_decision_free(&v);
 	return true;
 }
+
+void cmd_complete_fusions(const Session *s, const char *prefix,
+			  CmdMatches *out)
+{
+	size_t k = strlen(prefix);
+	int n;
+	const FusionRule *r = fusion_rules(&n);
+	static const char *const words[] = {"fused", "declined"};
+	for (int i = 0; i < 2; i++)
+		if (!strncmp(words[i], prefix, k))
+			cmd_matches_add(out, words[i]);
+	for (int i = 0; i < n; i++)
+		if (!strncmp(r[i].name, prefix, k))
+			cmd_matches_add(out, r[i].name);
+	cmd_complete_instrs(s, prefix, out);
+}

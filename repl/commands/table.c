@@ -183,7 +183,7 @@ static const Command commands[] = {
 	 "  pass fusion\n"
 	 "  fusions\n"
 	 "  fusions expensive-duplicated\n",
-	 "Passes", 0, 1, cmd_fusions, cmd_complete_none},
+	 "Passes", 0, 1, cmd_fusions, cmd_complete_fusions},
 	{"fuse", "fuse A B",
 	 "Force producer A into consumer B (a what-if, one history step).",
 	 "Fuses producer A into consumer B when that is legal, even where the\n"

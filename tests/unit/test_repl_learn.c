@@ -206,6 +206,9 @@ static void completion(void **state)
 	/* fusion once; fusion-off is a rule of the fusion log */
 	assert_string_equal(c, "fusion fusion-kinds fusion-off");
 	free(c);
+	c = completions(&x.s, "fusions expensive");
+	assert_string_equal(c, "expensive-duplicated");
+	free(c);
 	c = completions(&x.s, "explain all-reduce-");
 	assert_string_equal(c, "all-reduce-done all-reduce-start");
 	free(c);
