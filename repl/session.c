@@ -144,6 +144,16 @@ static bool make_room(Session *s)
 	return true;
 }
 
+bool repl_start_module(Session *s, HloModule *m, const char *label)
+{
+	if (!repl_commit_module(s, m, label))
+		return false;
+	/* The last fusion pass's log was about another module. */
+	fusion_log_free(s->fusion_log);
+	s->fusion_log = NULL;
+	return true;
+}
+
 bool repl_commit_module(Session *s, HloModule *m, const char *label)
 {
 	HloModule *snap = hlo_module_clone(m);
@@ -154,6 +164,7 @@ bool repl_commit_module(Session *s, HloModule *m, const char *label)
 	}
 	HistStep *h = &s->hist[s->nhist];
 	h->mod = snap;
+	h->serial = ++s->next_serial;
 	snprintf(h->label, sizeof h->label, "%s", label);
 	s->hist_cur = s->nhist++;
 	repl_set_module(s, m);
@@ -164,6 +175,15 @@ const HistStep *repl_history_step(const Session *s, int k)
 {
 	int i = k - s->hist_dropped;
 	return i >= 0 && i < s->nhist ? &s->hist[i] : NULL;
+}
+
+struct FusionLog *repl_fusion_log(const Session *s)
+{
+	const HistStep *h = repl_history_step(s, s->fusion_log_step);
+	if (!s->fusion_log || !h || h->serial != s->fusion_log_serial ||
+	    s->hist_dropped + s->hist_cur < s->fusion_log_step)
+		return NULL;
+	return s->fusion_log;
 }
 
 bool repl_history_goto(Session *s, int k)
@@ -364,7 +384,7 @@ static bool load_text(Session *s, const char *name, const char *text,
 		return false;
 	}
 	shift_locs(m, line_offset);
-	return repl_commit_module(s, m, label);
+	return repl_start_module(s, m, label);
 }
 
 bool repl_load_text(Session *s, const char *name, const char *text, size_t len,

@@ -44,6 +44,9 @@ typedef struct Value {
 typedef struct HistStep {
 	HloModule *mod;
 	char label[80];
+	unsigned long serial; /* unique in the session: a step number is
+				 reused after undo and a new step, this
+				 is not */
 } HistStep;
 
 /* Steps kept; older ones are dropped (their numbers are not reused). */
@@ -94,6 +97,8 @@ typedef struct Session {
 	 * made; fusion_log_base: the step the first of them started from. */
 	struct FusionLog *fusion_log;
 	int fusion_log_step, fusion_log_base;
+	unsigned long fusion_log_serial; /* serial of step fusion_log_step */
+	unsigned long next_serial;
 } Session;
 
 void repl_session_init(Session *s, FILE *out, FILE *err);
@@ -107,12 +112,20 @@ void repl_set_module(Session *s, HloModule *m);
  * failure (out of memory) m is freed, an error printed and nothing
  * changes. */
 bool repl_commit_module(Session *s, HloModule *m, const char *label);
+/* repl_commit_module for a module that does not come from the current
+ * one (load, new, example, a typed block): what was learnt about the
+ * old one (the fusion log) is dropped. */
+bool repl_start_module(Session *s, HloModule *m, const char *label);
 /* Makes history step k (a number as `history` shows it) current: the
  * module becomes a clone of its snapshot. False when out of memory. */
 bool repl_history_goto(Session *s, int k);
 /* The step numbered k, or NULL when there is none (never was, or
  * dropped). */
 const HistStep *repl_history_step(const Session *s, int k);
+/* The fusion log when it describes the current step or one before it
+ * on the way here (not after an undo past it or a new module); NULL
+ * otherwise. */
+struct FusionLog *repl_fusion_log(const Session *s);
 /* Replaces v's contents by a copy of lit (NULL clears it). */
 bool repl_value_set(Value *v, const Literal *lit, const char *desc);
 void repl_value_clear(Value *v);

@@ -68,7 +68,7 @@ static bool judge(Session *s, const char *a, const char *b)
 {
 	const HloModule *cand[2] = {s->mod, NULL};
 	const char *when[2] = {"now", "before the fusion pass"};
-	if (s->fusion_log) {
+	if (repl_fusion_log(s)) {
 		const HistStep *st =
 			repl_history_step(s, s->fusion_log_base);
 		cand[1] = st ? st->mod : NULL;
@@ -115,7 +115,7 @@ static bool judge(Session *s, const char *a, const char *b)
 	    !strcmp(d.rule, "not-fused-here"))
 		fprintf(s->out, "  (the fusion passes never consider such a "
 				"pair)\n");
-	else if (!s->fusion_log)
+	else if (!repl_fusion_log(s))
 		fprintf(s->out, "  (no fusion pass has run: this is what "
 				"'pass fusion' would decide %s)\n",
 			where);
@@ -137,10 +137,10 @@ bool cmd_why(Session *s, const CmdArgs *a)
 		return repl_error(s, "'%s' twice: 'why' asks about a producer "
 				     "and a consumer", pa);
 	const FusionDecision *found[WHY_MAX];
-	int n = fusion_log_find(s->fusion_log, pa, pb, found, WHY_MAX);
+	int n = fusion_log_find(repl_fusion_log(s), pa, pb, found, WHY_MAX);
 	if (n == 0)
 		return judge(s, pa, pb);
-	if (s->fusion_log->off)
+	if (repl_fusion_log(s)->off)
 		fprintf(s->out, "(the fusion pass ran with 'set fusion off')\n");
 	for (int i = 0; i < n; i++) {
 		char tag[64];
@@ -194,7 +194,10 @@ static bool known_filter(const char *w)
 
 bool cmd_fusions(Session *s, const CmdArgs *a)
 {
-	const FusionLog *l = s->fusion_log;
+	const FusionLog *l = repl_fusion_log(s);
+	if (!l && s->fusion_log)
+		return repl_error(s, "the last fusion pass's step was undone "
+				     "(try 'redo' or 'pass fusion')");
 	if (!l)
 		return repl_error(s, "no fusion pass has run yet (try 'pass "
 				     "fusion')");

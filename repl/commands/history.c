@@ -141,7 +141,7 @@ static void keep_log(Session *s, Applied *v)
 	if (!fresh && !more)
 		return;
 	int step = cmd_current_step(s);
-	if (fresh || !s->fusion_log || s->fusion_log_step != step - 1) {
+	if (fresh || !repl_fusion_log(s) || s->fusion_log_step != step - 1) {
 		fusion_log_free(s->fusion_log);
 		s->fusion_log = v->log;
 		s->fusion_log_base = step - 1;
@@ -153,6 +153,7 @@ static void keep_log(Session *s, Applied *v)
 		return;
 	}
 	s->fusion_log_step = step;
+	s->fusion_log_serial = repl_history_step(s, step)->serial;
 }
 
 /* Applies p[0..n) as n history steps labelled "pass NAME" + suffix. */

@@ -63,7 +63,7 @@ static bool load_example(Session *s, const Example *ex)
 		hlo_module_free(m);
 		return repl_error(s, "example '%s' does not load", ex->name);
 	}
-	if (!repl_commit_module(s, m, label))
+	if (!repl_start_module(s, m, label))
 		return false;
 	repl_describe_module(s, label);
 	return true;

@@ -117,7 +117,7 @@ bool cmd_new(Session *s, const CmdArgs *a)
 		return repl_error(s, "out of memory");
 	char label[80];
 	snprintf(label, sizeof label, "new %s", name);
-	if (!repl_commit_module(s, m, label))
+	if (!repl_start_module(s, m, label))
 		return false;
 	fprintf(s->out, "new module '%s'\n", name);
 	return true;
