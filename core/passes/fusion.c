@@ -340,9 +340,29 @@ static const char *unfusible(const HloInstr *x)
 	case HLO_DYNAMIC_UPDATE_SLICE:
 	case HLO_SCATTER:
 		return "an in-place update";
+	case HLO_WHILE:
+		return "a while loop";
+	case HLO_CONDITIONAL:
+		return "a conditional";
+	case HLO_CALL:
+		return "a call";
+	case HLO_CUSTOM_CALL:
+		return "a custom-call (opaque to the compiler)";
+	case HLO_SORT: case HLO_TOPK:
+		return "a sort";
+	case HLO_FFT: case HLO_CHOLESKY: case HLO_TRIANGULAR_SOLVE:
+		return "a library call";
+	case HLO_BATCH_NORM_GRAD: case HLO_BATCH_NORM_INFERENCE:
+	case HLO_BATCH_NORM_TRAINING:
+		return "a batch-norm op (XLA expands those before fusion)";
+	case HLO_SELECT_AND_SCATTER:
+		return "a select-and-scatter";
+	case HLO_OPT_BARRIER: case HLO_DOMAIN: case HLO_ADD_DEPENDENCY:
+	case HLO_AFTER_ALL:
+		return "a scheduling or dependency marker";
 	default:
 		if (!(fl & XF_EW))
-			return "an op fusion does not handle";
+			return "an op that fusion does not handle";
 		break;
 	}
 	if (shape_is_tuple(x->shape))
