@@ -1,0 +1,109 @@
+/* fusion_impl.h - what the fusion files share (fusion.c: the rules and
+ * the producer/consumer pass; multi_output_fusion.c: the multi-output
+ * pass; fusion_log.c: the decision log). Not part of the public
+ * interface, which is fusion.h. */
+#ifndef XR_FUSION_IMPL_H
+#define XR_FUSION_IMPL_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fusion.h"
+#include "passes.h"
+
+/* Caps on one fusion, as XLA's: operands (its GPU budget is 96 operands
+ * and outputs) and fused instructions (code size). */
+enum { FUSION_MAX_OPERANDS = 96, FUSION_MAX_INSTRS = 200 };
+
+typedef enum { FK_NONE, FK_LOOP, FK_INPUT, FK_OUTPUT } FKind;
+
+/* What a would-be fusion holds: the instruction alone, or the insides of
+ * a fusion instruction. */
+typedef struct Group {
+	int ninstrs;        /* fused instructions, parameters not counted */
+	int nreduce, ndot;  /* reduce; dot or convolution */
+	const char *costly; /* the first expensive opcode, or NULL */
+	bool elementwise;   /* only elementwise ops, scalar constants and
+			       broadcasts: a possible epilogue */
+} Group;
+
+typedef struct Verdict {
+	bool fused;
+	const char *rule;
+	char reason[320];
+	int64_t saved;
+	FKind kind; /* of the fusion it makes */
+} Verdict;
+
+/* One fusion pass running: the module, the log it fills, what it changed. */
+typedef struct Fz {
+	HloModule *m;
+	FusionLog *log;
+	NameMap seen; /* "producer consumer" -> decision index + 1 */
+	const char *pass;
+	bool failed; /* out of memory */
+	int nfused;
+	HloComp **touched; /* computations changed: re-sorted at the end */
+	int ntouched, cap_touched;
+	NameMap touched_names; /* computation name -> touched */
+	HloComp **dropped;     /* computations to take out at the end */
+	int ndropped, cap_dropped;
+	/* Suffixes for new names (see fresh_name). */
+	int next_fusion, next_comp, next_gte;
+} Fz;
+
+/* --- the log (fusion_log.c) --- */
+char *fz_dup(const char *s);
+bool fz_grow(void **v, int *cap, int need, size_t elem);
+void fz_clear_groups(FusionLog *l);
+
+/* --- what an instruction is to fusion (fusion.c) --- */
+/* The rule's static name from the vocabulary. */
+const char *fz_rule(const char *name);
+HloComp *fz_fused_comp(const HloInstr *f);
+/* Why x cannot be part of a fusion ("a parameter"), or NULL. */
+const char *fz_unfusible(const HloInstr *x);
+Group fz_group_of(const HloInstr *x);
+FKind fz_kind_from(const Group *g);
+int64_t fz_bytes_of(const HloInstr *x);
+bool fz_among(HloInstr *const *list, int n, const HloInstr *v);
+unsigned fz_fresh_mark(const HloInstr *x);
+bool fz_first_time(const HloInstr *o, unsigned mk);
+bool fz_is_kernel(const HloInstr *x);
+int fz_merged_operands(const HloInstr *p, const HloInstr *c);
+/* Sets v's verdict, rule and sentence; returns fused. */
+bool fz_say(Verdict *v, bool fused, const char *r, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+const char *fz_human(char *buf, size_t cap, int64_t b);
+void fz_shape_text(char *buf, size_t cap, const Shape *s);
+/* The name a kernel's value goes by in the log. */
+const char *fz_value_name(const HloInstr *x);
+
+/* --- changing the graph (fusion.c) --- */
+void fz_touch(Fz *z, HloComp *c);
+const char *fz_fresh_name(Fz *z, const NameMap *names, const char *base,
+			  int *next);
+void fz_drop_comp(Fz *z, HloComp *c);
+void fz_set_kind(HloInstr *f, FKind k);
+FKind fz_kind_of_fusion(const HloInstr *f);
+/* c as a fusion instruction of its own, in c's place. */
+HloInstr *fz_wrap(Fz *z, HloInstr *c);
+void fz_drop_operand(HloInstr *f, int i);
+HloInstr *fz_param_for(Fz *z, HloInstr *f, HloInstr *o);
+int fz_inline_comp(Fz *z, HloComp *src, HloComp *dst, HloInstr *const *ops,
+		   int nops, HloInstr ***po, HloInstr ***map);
+HloInstr *fz_copy_into(Fz *z, HloInstr *p, HloInstr *f);
+bool fz_topo_sort(HloModule *m, HloComp *c);
+
+/* --- recording and ending a pass (fusion.c) --- */
+void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
+	       const char *into, const Verdict *v);
+void fz_record_pair(Fz *z, const HloInstr *p, const HloInstr *c,
+		    const char *into, const Verdict *v);
+void fz_free_seen(NameMap *m);
+/* The computations that run as code (entry, loop bodies, branches). */
+int fz_code_comps(HloModule *m, HloComp ***out);
+/* Re-sorts what the pass touched, rebuilds the log's groups, frees z's
+ * state and comps; returns "changed". */
+bool fz_finish(Fz *z, PassCtx *cx, HloComp **comps, int nc);
+
+#endif

@@ -1,0 +1,568 @@
+/* multi_output_fusion.c - multi-output fusion, after the fusion pass.
+ *
+ * Does: in every computation that runs as code, joins siblings that read
+ * the same array (same loop shape, neither depending on the other) into
+ * one kernel with a tuple root, so the array is read once; and fuses a
+ * producer with several users into one reduction that reads it, keeping
+ * it as an extra output for the other users (the exponential of a
+ * softmax joins the sum). Each pair tried is logged like the fusion
+ * pass's, with the sibling, producer-consumer-multi-output, mof-cycle,
+ * mof-shapes and mof-not-fusible rules.
+ * Requires: a verified module (best after `fusion`). Invalidates:
+ * instruction positions, the computation list. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fusion_impl.h"
+
+/* ---- multi-output fusion ------------------------------------------------- */
+
+/* Levels: level(x) > level(y) for every operand y of x, so b can depend
+ * on a only when level(b) > level(a). Merges only add dependencies:
+ * they raise levels (raise_levels), never lower them, so the invariant
+ * holds without re-sorting the computation after each merge. */
+typedef struct Order {
+	int *lv; /* by instruction id */
+	int cap;
+	HloInstr **stack; /* scratch for walks */
+	int cap_stack;
+	bool stale; /* a raise ran out of stack: rebuild before trusting */
+} Order;
+
+static bool order_fit(Order *o, HloModule *m, int nstack)
+{
+	if (o->cap < m->next_id + 1) {
+		int nc = (m->next_id + 1) * 2;
+		int *p = realloc(o->lv, sizeof *p * (size_t)nc);
+		if (!p)
+			return false;
+		memset(p + o->cap, 0, sizeof *p * (size_t)(nc - o->cap));
+		o->lv = p;
+		o->cap = nc;
+	}
+	if (o->cap_stack < nstack + 1) {
+		void *v = realloc(o->stack,
+				  sizeof *o->stack * (size_t)(nstack + 1));
+		if (!v)
+			return false;
+		o->stack = v;
+		o->cap_stack = nstack + 1;
+	}
+	return true;
+}
+
+/* Levels start LEVEL_GAP apart along every edge; a merge then raises a
+ * level by one, which rarely has to travel further than a few users
+ * (with consecutive levels every merge on a long chain would raise the
+ * whole chain below it: quadratic). */
+enum { LEVEL_GAP = 1024 };
+
+/* Levels of c's instructions from its (topological) order. */
+static bool order_build(Order *o, HloModule *m, HloComp *c)
+{
+	if (!order_fit(o, m, c->n))
+		return false;
+	for (int i = 0; i < c->n; i++) {
+		HloInstr *x = c->instrs[i];
+		int l = 0;
+		for (int k = 0; k < x->nops; k++)
+			if (x->ops[k]->parent == c &&
+			    o->lv[x->ops[k]->id] + LEVEL_GAP > l)
+				l = o->lv[x->ops[k]->id] + LEVEL_GAP;
+		if (l > INT_MAX / 4)
+			return false; /* a chain of 500k: give up on MOF */
+		o->lv[x->id] = l;
+	}
+	return true;
+}
+
+/* After x got new operands: its level and its users' (transitively). */
+static bool raise_levels(Order *o, HloModule *m, HloInstr *x)
+{
+	HloComp *c = x->parent;
+	if (!order_fit(o, m, c->n + m->next_id))
+		return false;
+	int l = 0;
+	for (int k = 0; k < x->nops; k++)
+		if (x->ops[k]->parent == c && o->lv[x->ops[k]->id] >= l)
+			l = o->lv[x->ops[k]->id] + 1;
+	if (o->lv[x->id] < l)
+		o->lv[x->id] = l;
+	int sp = 0;
+	o->stack[sp++] = x;
+	while (sp) {
+		HloInstr *y = o->stack[--sp];
+		for (int i = 0; i < y->nusers; i++) {
+			HloInstr *u = y->users[i];
+			if (u->parent != c || o->lv[u->id] > o->lv[y->id])
+				continue;
+			o->lv[u->id] = o->lv[y->id] + 1;
+			if (sp < o->cap_stack)
+				o->stack[sp++] = u;
+			else
+				o->stale = true;
+		}
+	}
+	return true;
+}
+
+/* Does b depend on a (a path a -> ... -> b through operands)? Only
+ * instructions of a higher level than a can lie on such a path. */
+static bool reaches(HloModule *m, Order *o, HloInstr *a, HloInstr *b)
+{
+	if (a == b)
+		return true;
+	int lo = o->lv[a->id];
+	if (o->lv[b->id] <= lo)
+		return false;
+	unsigned mk = hlo_new_mark(m);
+	int sp = 0;
+	o->stack[sp++] = b;
+	b->mark = mk;
+	while (sp) {
+		HloInstr *x = o->stack[--sp];
+		for (int i = 0; i < x->nops; i++) {
+			HloInstr *y = x->ops[i];
+			if (y == a)
+				return true;
+			if (y->parent != x->parent || y->mark == mk ||
+			    o->lv[y->id] <= lo)
+				continue;
+			if (sp >= o->cap_stack)
+				return true; /* cannot tell: say yes (no merge) */
+			y->mark = mk;
+			o->stack[sp++] = y;
+		}
+	}
+	return false;
+}
+
+/* The shape a kernel iterates over: a reduce's input, else its result
+ * (the first output of a multi-output fusion). */
+static const Shape *loop_shape(const HloInstr *x)
+{
+	HloComp *fc = fz_fused_comp(x);
+	const HloInstr *h = x;
+	if (fc) {
+		h = fc->root;
+		for (int i = 0; i < fc->n; i++)
+			if (fc->instrs[i]->op == HLO_REDUCE)
+				h = fc->instrs[i];
+		if (h->op == HLO_TUPLE && h->nops)
+			h = h->ops[0];
+	}
+	if (h->op == HLO_REDUCE && h->nops)
+		return h->ops[0]->shape;
+	return h->shape;
+}
+
+/* Can x be one side of a multi-output fusion? NULL when it can. */
+static const char *mof_unfit(const HloInstr *x)
+{
+	if (x->op == HLO_FUSION) {
+		const char *k = hlo_attr_enum(x, A_KIND);
+		HloComp *fc = fz_fused_comp(x);
+		if (!k || !fc || !fc->root ||
+		    (strcmp(k, "kLoop") && strcmp(k, "kInput")))
+			return "not a loop or input fusion";
+		if (hlo_comp_param_count(fc) != x->nops)
+			return "a fusion passing operands its computation "
+			       "does not read";
+		return NULL;
+	}
+	const char *why = fz_unfusible(x);
+	if (why)
+		return why;
+	if (x->op == HLO_DOT || x->op == HLO_CONVOLUTION)
+		return "a dot/convolution";
+	if (x->op == HLO_CONSTANT || !fz_is_kernel(x))
+		return "not a kernel";
+	return NULL;
+}
+
+/* The outputs of fusion f: its root's operands when multi-output, else
+ * the root itself. */
+static int outputs(HloInstr *f, HloInstr ***out)
+{
+	HloComp *fc = fz_fused_comp(f);
+	if (fc->root->op == HLO_TUPLE) {
+		*out = fc->root->ops;
+		return fc->root->nops;
+	}
+	*out = &fc->root;
+	return 1;
+}
+
+/* Makes f's root a tuple of (its outputs..., extra) and rewires f's
+ * users: they read get-tuple-element 0.. of f. Returns the index extra
+ * got, -1 on failure. */
+static int add_output(Fz *z, HloInstr *f, HloInstr *extra)
+{
+	HloComp *fc = fz_fused_comp(f), *outer = f->parent;
+	Arena *a = &z->m->arena;
+	HloInstr **outs;
+	fz_touch(z, fc);
+	fz_touch(z, outer);
+	int n = outputs(f, &outs);
+	bool was_tuple = fc->root->op == HLO_TUPLE;
+	HloInstr **ops = malloc(sizeof *ops * (size_t)(n + 2));
+	Shape **shapes = malloc(sizeof *shapes * (size_t)(n + 2));
+	if (!ops || !shapes) {
+		free(ops);
+		free(shapes);
+		z->failed = true;
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		ops[i] = outs[i];
+		shapes[i] = outs[i]->shape;
+	}
+	ops[n] = extra;
+	shapes[n] = extra->shape;
+	Shape *ts = shape_tuple(a, n + 1, shapes);
+	HloInstr *root = ts ? hlo_instr_new(fc, HLO_TUPLE, ts,
+					    hlo_comp_unique_name(fc, "tuple"),
+					    n + 1, ops)
+			    : NULL;
+	free(ops);
+	free(shapes);
+	if (!root) {
+		z->failed = true;
+		return -1;
+	}
+	HloInstr *old_root = fc->root;
+	fc->root = root;
+	if (was_tuple && old_root->nusers == 0)
+		pass_detach(old_root);
+	pass_compact(fc);
+	Shape *old_shape = f->shape;
+	f->shape = shape_clone(a, ts);
+	if (was_tuple)
+		return n; /* users already read get-tuple-elements */
+	/* Single-output before: its users now read element 0. */
+	HloInstr *g = hlo_instr_new(
+		outer, HLO_GET_TUPLE_ELEMENT, shape_clone(a, old_shape),
+		fz_fresh_name(z, &outer->names, "get-tuple-element",
+			      &z->next_gte),
+		0, NULL);
+	HloAttr *ix = g ? hlo_attr_set(g, A_INDEX, NULL) : NULL;
+	if (!ix) {
+		z->failed = true;
+		return -1;
+	}
+	ix->u.i = 0;
+	hlo_replace_all_uses(f, g);
+	HloInstr *op = f;
+	g->ops = arena_alloc(a, sizeof *g->ops);
+	if (!g->ops) {
+		z->failed = true;
+		return -1;
+	}
+	g->ops[0] = NULL;
+	g->nops = 1;
+	hlo_set_operand(g, 0, op);
+	return n;
+}
+
+/* A get-tuple-element of f for output k, replacing every use of old. */
+static bool reroute(Fz *z, HloInstr *f, int k, HloInstr *old)
+{
+	HloComp *outer = f->parent;
+	Arena *a = &z->m->arena;
+	HloInstr *g = hlo_instr_new(
+		outer, HLO_GET_TUPLE_ELEMENT, shape_clone(a, old->shape),
+		fz_fresh_name(z, &outer->names, "get-tuple-element",
+			      &z->next_gte),
+		1, &f);
+	HloAttr *ix = g ? hlo_attr_set(g, A_INDEX, NULL) : NULL;
+	if (!ix) {
+		z->failed = true;
+		return false;
+	}
+	ix->u.i = k;
+	hlo_replace_all_uses(old, g);
+	return true;
+}
+
+/* Sibling fusion: b's work moves into a (both read shared operand o);
+ * b's users read a's new outputs. */
+static HloInstr *merge_siblings(Fz *z, HloInstr *a, HloInstr *b)
+{
+	if (a->op != HLO_FUSION && !(a = fz_wrap(z, a)))
+		return NULL;
+	if (b->op != HLO_FUSION && !(b = fz_wrap(z, b)))
+		return NULL;
+	HloComp *bc = fz_fused_comp(b);
+	bool b_tuple = bc->root->op == HLO_TUPLE;
+	/* Copy b's computation into a: b's parameters become a's. */
+	HloComp *ac = fz_fused_comp(a);
+	HloInstr **bops = malloc(sizeof *bops * (size_t)(b->nops + 1));
+	for (int i = 0; bops && i < b->nops && !z->failed; i++)
+		bops[i] = fz_param_for(z, a, b->ops[i]);
+	HloInstr **po = NULL, **map = NULL;
+	int n = bops && !z->failed
+			? fz_inline_comp(z, bc, ac, bops, b->nops, &po, &map)
+			: -1;
+	free(bops);
+	if (n < 0)
+		z->failed = true;
+	if (!z->failed) {
+		HloInstr **bouts;
+		int nb = b_tuple ? bc->root->nops : 1;
+		bouts = b_tuple ? bc->root->ops : &bc->root;
+		int first = -1;
+		for (int k = 0; k < nb && !z->failed; k++) {
+			int at = add_output(z, a, map[bouts[k]->mark]);
+			if (k == 0)
+				first = at;
+		}
+		/* b's users: get-tuple-elements of b (multi-output) or b. */
+		if (!z->failed && b_tuple) {
+			while (b->nusers && !z->failed) {
+				HloInstr *u = b->users[0];
+				int64_t k = 0;
+				hlo_attr_int(u, A_INDEX, &k);
+				HloAttr *ix = hlo_attr_find(u, A_INDEX);
+				if (ix)
+					ix->u.i = first + k;
+				hlo_set_operand(u, 0, a);
+			}
+		} else if (!z->failed) {
+			reroute(z, a, first, b);
+		}
+		fz_set_kind(a, fz_kind_of_fusion(a));
+		if (!z->failed && b->nusers == 0) {
+			pass_detach(b);
+			fz_drop_comp(z, bc);
+		}
+	}
+	free(po);
+	free(map);
+	return z->failed ? NULL : a;
+}
+
+static bool fusion_operand_budget(const HloInstr *a, const HloInstr *b)
+{
+	int n = a->nops;
+	for (int i = 0; i < b->nops; i++)
+		if (!fz_among(a->ops, a->nops, b->ops[i]) &&
+		    !fz_among(b->ops, i, b->ops[i]))
+			n++;
+	return n <= FUSION_MAX_OPERANDS;
+}
+
+/* Tries sibling pairs among the users of o. */
+static bool siblings_of(Fz *z, HloInstr *o, Order *ord)
+{
+	HloComp *c = o->parent;
+	int nu = o->nusers < 8 ? o->nusers : 8;
+	for (int i = 0; i < nu; i++) {
+		HloInstr *a = o->users[i];
+		if (mof_unfit(a))
+			continue;
+		for (int j = i + 1; j < nu; j++) {
+			HloInstr *b = o->users[j];
+			Verdict v = {0};
+			const char *why = mof_unfit(b);
+			char s1[64], s2[64];
+			if (why) {
+				fz_say(&v, false, "mof-not-fusible",
+				       "%s cannot join a multi-output fusion: "
+				       "it "
+				       "is %s",
+				       b->name, why);
+			} else if (!shape_same_dims(loop_shape(a),
+						    loop_shape(b))) {
+				fz_shape_text(s1, sizeof s1, loop_shape(a));
+				fz_shape_text(s2, sizeof s2, loop_shape(b));
+				fz_say(&v, false, "mof-shapes",
+				       "different loop shapes (%s vs %s)", s1,
+				       s2);
+			} else if (reaches(z->m, ord, a, b) ||
+				   reaches(z->m, ord, b, a)) {
+				fz_say(&v, false, "mof-cycle",
+				       "multi-output fusion creates a cycle: "
+				       "one "
+				       "of the two depends on the other");
+			} else if (!fusion_operand_budget(a, b)) {
+				fz_say(&v, false, "too-many-operands",
+				       "fusion would exceed %d operands",
+				       FUSION_MAX_OPERANDS);
+			} else {
+				v.saved = fz_bytes_of(o);
+				fz_human(s1, sizeof s1, v.saved);
+				fz_say(&v, true, "sibling",
+				       "siblings read %s: one kernel reads it "
+				       "once (saves %s)",
+				       o->name, s1);
+			}
+			/* Names live in the module's arena: still readable
+			 * after a and b are replaced. */
+			const char *an = fz_value_name(a),
+				   *bn = fz_value_name(b);
+			if (!v.fused) {
+				fz_record(z, an, bn, c->name, NULL, &v);
+				continue;
+			}
+			HloInstr *f = merge_siblings(z, a, b);
+			if (f) {
+				fz_record(z, an, bn, c->name, f->name, &v);
+				if (!raise_levels(ord, z->m, f))
+					z->failed = true;
+			}
+			z->nfused++;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Producer-consumer multi-output fusion: p (several users, not fused by
+ * the fusion pass) joins its consumer c; its other users read it as an
+ * extra output of c. */
+static bool producer_mof(Fz *z, HloInstr *p, Order *ord)
+{
+	if (p->nusers < 2 || mof_unfit(p) || fz_group_of(p).nreduce ||
+	    fz_group_of(p).ndot)
+		return false;
+	for (int i = 0; i < p->nusers; i++) {
+		HloInstr *cons = p->users[i];
+		if (mof_unfit(cons) || cons->op != HLO_FUSION)
+			continue;
+		Group gc = fz_group_of(cons);
+		if (!gc.nreduce)
+			continue; /* the case that pays: a reduction's input */
+		Verdict v = {0};
+		char s1[64], s2[64];
+		bool cycle = false;
+		for (int k = 0; k < p->nusers && !cycle; k++)
+			if (p->users[k] != cons)
+				cycle = reaches(z->m, ord, p->users[k], cons);
+		if (cycle) {
+			fz_say(&v, false, "mof-cycle",
+			       "multi-output fusion creates a cycle: another "
+			       "user of %s feeds %s",
+			       p->name, cons->name);
+		} else if (!shape_same_dims(loop_shape(p), loop_shape(cons))) {
+			fz_shape_text(s1, sizeof s1, loop_shape(p));
+			fz_shape_text(s2, sizeof s2, loop_shape(cons));
+			fz_say(&v, false, "mof-shapes",
+			       "different loop shapes (%s vs %s)", s1, s2);
+		} else if (fz_merged_operands(p, cons) > FUSION_MAX_OPERANDS) {
+			fz_say(&v, false, "too-many-operands",
+			       "fusion would exceed %d operands",
+			       FUSION_MAX_OPERANDS);
+		} else {
+			v.saved = fz_bytes_of(p);
+			fz_human(s1, sizeof s1, v.saved);
+			fz_say(&v, true, "producer-consumer-multi-output",
+			       "%s joins the kernel of %s and stays an extra "
+			       "output for its %d other user%s (saves reading "
+			       "%s)",
+			       fz_value_name(p), fz_value_name(cons),
+			       p->nusers - 1, p->nusers == 2 ? "" : "s", s1);
+		}
+		if (!v.fused) {
+			fz_record_pair(z, p, cons, NULL, &v);
+			continue;
+		}
+		fz_record_pair(z, p, cons, cons->name, &v);
+		/* The copy of p inside cons becomes an output; p's other
+		 * users read it from there. */
+		HloInstr *pv = fz_copy_into(z, p, cons);
+		if (!pv)
+			return false;
+		HloComp *fc = fz_fused_comp(cons);
+		for (int k = cons->nops - 1; k >= 0; k--) {
+			if (cons->ops[k] != p)
+				continue;
+			HloInstr *par = hlo_comp_param(fc, k);
+			if (par)
+				hlo_replace_all_uses(par, pv);
+			fz_drop_operand(cons, k);
+		}
+		int at = add_output(z, cons, pv);
+		if (at < 0 || !reroute(z, cons, at, p))
+			return false;
+		fz_set_kind(cons, fz_kind_of_fusion(cons));
+		if (p->nusers == 0) {
+			HloComp *pc = fz_fused_comp(p);
+			pass_detach(p);
+			if (pc)
+				fz_drop_comp(z, pc);
+		}
+		if (!raise_levels(ord, z->m, cons))
+			z->failed = true;
+		z->nfused++;
+		return true;
+	}
+	return false;
+}
+
+static void mof_comp(Fz *z, HloComp *c)
+{
+	Order ord = {0};
+	if (!fz_topo_sort(z->m, c) || !order_build(&ord, z->m, c)) {
+		z->failed = true;
+		return;
+	}
+	/* Sweeps over the instructions as they stood at the sweep's start;
+	 * after a merge the same instruction is tried again. A sweep that
+	 * merges nothing ends it. */
+	for (int sweep = 0; sweep < 16 && !z->failed; sweep++) {
+		int n = c->n;
+		HloInstr **snap = malloc(sizeof *snap * (size_t)(n + 1));
+		if (!snap) {
+			z->failed = true;
+			break;
+		}
+		memcpy(snap, c->instrs, sizeof *snap * (size_t)n);
+		bool any = false;
+		for (int i = 0; i < n && !z->failed; i++) {
+			HloInstr *x = snap[i];
+			if (x->parent != c)
+				continue;
+			if (ord.stale) {
+				pass_compact(c);
+				if (!fz_topo_sort(z->m, c) ||
+				    !order_build(&ord, z->m, c)) {
+					z->failed = true;
+					break;
+				}
+				ord.stale = false;
+			}
+			bool changed = producer_mof(z, x, &ord);
+			if (!changed && x->parent == c && x->nusers >= 2 &&
+			    shape_elements(x->shape) > 1)
+				changed = siblings_of(z, x, &ord);
+			if (changed && x->parent == c)
+				i--; /* x may have more to give */
+			any |= changed;
+		}
+		free(snap);
+		pass_compact(c);
+		if (!any)
+			break;
+	}
+	free(ord.lv);
+	free(ord.stack);
+}
+
+bool pass_multi_output_fusion(HloModule *m, PassCtx *cx)
+{
+	Fz z = {.m = m, .log = cx->fusion_log, .pass = "multi-output-fusion"};
+	namemap_init(&z.seen);
+	namemap_init(&z.touched_names);
+	HloComp **comps;
+	int nc = fz_code_comps(m, &comps);
+	if (nc < 0) {
+		z.failed = true;
+		nc = 0;
+	}
+	for (int i = 0; i < nc && !z.failed && !cx->fusion_off; i++)
+		mof_comp(&z, comps[i]);
+	for (int i = 0; i < z.nfused; i++)
+		pass_note_rule(cx, "multi-output");
+	return fz_finish(&z, cx, comps, nc);
+}
