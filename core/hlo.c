@@ -216,22 +216,26 @@ int hlo_module_instr_count(const HloModule *m)
 	return n;
 }
 
+bool hlo_launches_kernel(HloOpcode op)
+{
+	switch (op) {
+	case HLO_PARAMETER:
+	case HLO_CONSTANT:
+	case HLO_TUPLE:
+	case HLO_GET_TUPLE_ELEMENT:
+	case HLO_BITCAST:
+		return false;
+	default:
+		return true;
+	}
+}
+
 int hlo_module_kernels(const HloModule *m)
 {
 	const HloComp *c = m->entry;
 	int k = 0;
-	for (int i = 0; c && i < c->n; i++) {
-		switch (c->instrs[i]->op) {
-		case HLO_PARAMETER:
-		case HLO_CONSTANT:
-		case HLO_TUPLE:
-		case HLO_GET_TUPLE_ELEMENT:
-		case HLO_BITCAST:
-			break;
-		default:
-			k++;
-		}
-	}
+	for (int i = 0; c && i < c->n; i++)
+		k += hlo_launches_kernel(c->instrs[i]->op);
 	return k;
 }
 

@@ -205,6 +205,9 @@ int hlo_module_instr_count(const HloModule *m);
  * of the entry computation other than parameter, constant, tuple,
  * get-tuple-element and bitcast (what a backend would launch). */
 int hlo_module_kernels(const HloModule *m);
+/* Does an instruction of this opcode launch a kernel of its own (all but
+ * parameter, constant, tuple, get-tuple-element and bitcast)? */
+bool hlo_launches_kernel(HloOpcode op);
 
 /* --- instructions --- */
 /* Appends a new instruction to c. name must be unique in c (NULL: a

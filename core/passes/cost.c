@@ -454,18 +454,10 @@ static int64_t written_bytes(const HloInstr *ins)
 
 static bool launches_nothing(HloOpcode op)
 {
-	switch (op) {
-	case HLO_PARAMETER:
-	case HLO_CONSTANT:
-	case HLO_TUPLE:
-	case HLO_GET_TUPLE_ELEMENT:
-	case HLO_BITCAST:
-	case HLO_ASYNC_UPDATE:
-	case HLO_ASYNC_DONE:
-		return true;
-	default:
-		return false;
-	}
+	/* The halves of an async pair after the start do no work of their
+	 * own either. */
+	return !hlo_launches_kernel(op) || op == HLO_ASYNC_UPDATE ||
+	       op == HLO_ASYNC_DONE;
 }
 
 static Cost kernel_cost(Memo *mo, const HloInstr *ins)

@@ -275,19 +275,7 @@ static int64_t io_bytes(const HloInstr *x)
 }
 
 /* A kernel on its own: not parameter, constant, tuple, gte or bitcast. */
-bool fz_is_kernel(const HloInstr *x)
-{
-	switch (x->op) {
-	case HLO_PARAMETER:
-	case HLO_CONSTANT:
-	case HLO_TUPLE:
-	case HLO_GET_TUPLE_ELEMENT:
-	case HLO_BITCAST:
-		return false;
-	default:
-		return true;
-	}
-}
+bool fz_is_kernel(const HloInstr *x) { return hlo_launches_kernel(x->op); }
 
 /* The instructions inside consumer c that read producer p: c itself, or
  * the users of c's fused parameters fed by p. */

@@ -92,20 +92,6 @@ static CostRow make_row(const CostMachine mc[2], const HloInstr *ins, Cost c)
 	return r;
 }
 
-static bool launches_kernel(const HloInstr *ins)
-{
-	switch (ins->op) {
-	case HLO_PARAMETER:
-	case HLO_CONSTANT:
-	case HLO_TUPLE:
-	case HLO_GET_TUPLE_ELEMENT:
-	case HLO_BITCAST:
-		return false;
-	default:
-		return true;
-	}
-}
-
 static const char *kind_of(char *buf, size_t cap, const HloInstr *ins)
 {
 	const char *k =
@@ -127,7 +113,7 @@ static bool kernel_rows(CostTable *t, const HloComp *c)
 		return false;
 	for (int i = 0; i < c->n; i++) {
 		const HloInstr *ins = c->instrs[i];
-		if (!launches_kernel(ins))
+		if (!hlo_launches_kernel(ins->op))
 			continue;
 		t->has_while |= ins->op == HLO_WHILE;
 		t->rows[t->n] = make_row(t->mc, ins, cost_instr(ins));
@@ -337,7 +323,7 @@ static bool cost_one(Session *s, const char *name)
 			"%s is in computation %s: costed as a kernel "
 			"of its own\n",
 			ins->name, ins->parent->name);
-	if (!launches_kernel(ins))
+	if (!hlo_launches_kernel(ins->op))
 		fprintf(s->out, "%s is a %s: it launches no kernel\n",
 			ins->name, hlo_opcode_name(ins->op));
 	CostTable t = {0};
