@@ -158,12 +158,16 @@ static const Command commands[] = {
 	 "Passes", 0, 2, cmd_diff, cmd_complete_none},
 	{"why", "why A B",
 	 "Why producer A was or was not fused into consumer B.",
-	 "Answers from the decision log of the last fusion pass: whether\n"
-	 "producer A was fused into consumer B, the rule that decided and the\n"
-	 "bytes the fusion saves or would save. A and B are instruction names\n"
-	 "as they were before fusion or as they are now ('%' optional). A pair\n"
-	 "the pass never considered (not producer and consumer, or in another\n"
-	 "computation) is answered too, naming the rule that rules it out.\n"
+	 "Answers from the decision log of the last fusion passes (fusion,\n"
+	 "then multi-output-fusion): whether producer A was fused into\n"
+	 "consumer B, the rule that decided ('explain RULE' says what it\n"
+	 "means) and the bytes the fusion saves or would save, as\n"
+	 "'why: producer=A consumer=B fused=yes|no rule=R bytes_saved=N\n"
+	 "considered=...'. A and B are names as they were before fusion or as\n"
+	 "they are now (a fusion's name stands for the instructions in it;\n"
+	 "'%' optional). A pair the passes never considered, or asked about\n"
+	 "before any fusion pass, is judged on the spot by the same rules\n"
+	 "(considered=no), including the rule that rules it out.\n"
 	 "\n"
 	 "Example:\n"
 	 "  pass fusion\n"
@@ -186,10 +190,13 @@ static const Command commands[] = {
 	 "Passes", 0, 1, cmd_fusions, cmd_complete_fusions},
 	{"fuse", "fuse A B",
 	 "Force producer A into consumer B (a what-if, one history step).",
-	 "Fuses producer A into consumer B when that is legal, even where the\n"
-	 "fusion pass declined, and says what the cost model thinks of it\n"
-	 "(bytes moved before and after). The result is a history step, so\n"
-	 "'undo' takes it back.\n"
+	 "Fuses producer A into consumer B when that is legal (B uses A, both\n"
+	 "can be fused, same computation), even where the fusion pass\n"
+	 "declined: a producer with other users is copied. Prints\n"
+	 "'fuse: producer=A consumer=B into=F kernels=X->Y bytes_saved=N\n"
+	 "pass_would_fuse=yes|no rule=R', the pass's own verdict, and the\n"
+	 "bytes moved before and after by the cost model. The result is a\n"
+	 "history step, so 'undo' takes it back.\n"
 	 "\n"
 	 "Example:\n"
 	 "  fuse broadcast.3 add.4\n",
