@@ -13,6 +13,7 @@
  * Requires: a verified module.
  * Invalidates: instruction positions and names (the later copy goes). */
 #include <stdint.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,24 +118,41 @@ static uint64_t literal_hash(const Literal *l, uint64_t h)
 	return h;
 }
 
-static bool grow(Table *t)
+/* Doubles an open-addressing table of elem-byte slots that start with
+ * their hash (uint64_t) and hold, at offset live, a pointer that is NULL
+ * in an empty slot (both tables below are such). */
+static bool rehash(void **slots, size_t *cap, size_t elem, size_t live)
 {
-	size_t cap = t->cap ? t->cap * 2 : 64;
-	Slot *s = calloc(cap, sizeof *s);
+	size_t nc = *cap ? *cap * 2 : 64;
+	char *s = calloc(nc, elem), *old = *slots;
 	if (!s)
 		return false;
-	for (size_t i = 0; i < t->cap; i++) {
-		if (!t->s[i].key)
+	for (size_t i = 0; i < *cap; i++) {
+		const char *o = old + i * elem;
+		void *p;
+		uint64_t h;
+		memcpy(&p, o + live, sizeof p);
+		if (!p)
 			continue;
-		size_t j = t->s[i].h & (cap - 1);
-		while (s[j].key)
-			j = (j + 1) & (cap - 1);
-		s[j] = t->s[i];
+		memcpy(&h, o, sizeof h);
+		size_t j = h & (nc - 1);
+		for (;; j = (j + 1) & (nc - 1)) {
+			memcpy(&p, s + j * elem + live, sizeof p);
+			if (!p)
+				break;
+		}
+		memcpy(s + j * elem, o, elem);
 	}
-	free(t->s);
-	t->s = s;
-	t->cap = cap;
+	free(old);
+	*slots = s;
+	*cap = nc;
 	return true;
+}
+
+static bool grow(Table *t)
+{
+	return rehash((void **)&t->s, &t->cap, sizeof *t->s,
+		      offsetof(Slot, key));
 }
 
 static void table_free(Table *t)
@@ -225,22 +243,8 @@ static bool sig_equal(const HloInstr *a, const HloInstr *b)
 
 static bool sig_grow(SigTable *t)
 {
-	size_t cap = t->cap ? t->cap * 2 : 64;
-	Sig *s = calloc(cap, sizeof *s);
-	if (!s)
-		return false;
-	for (size_t i = 0; i < t->cap; i++) {
-		if (!t->s[i].ins)
-			continue;
-		size_t j = t->s[i].h & (cap - 1);
-		while (s[j].ins)
-			j = (j + 1) & (cap - 1);
-		s[j] = t->s[i];
-	}
-	free(t->s);
-	t->s = s;
-	t->cap = cap;
-	return true;
+	return rehash((void **)&t->s, &t->cap, sizeof *t->s,
+		      offsetof(Sig, ins));
 }
 
 /* The entry of ins's signature, or NULL after adding ins under it (and
