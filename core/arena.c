@@ -31,7 +31,8 @@ void arena_free(Arena *a)
 
 void arena_reset(Arena *a) { arena_free(a); }
 
-void *arena_alloc(Arena *a, size_t n)
+/* n bytes (rounded up to 16), not zeroed: for copies that fill them. */
+static void *alloc_raw(Arena *a, size_t n)
 {
 	if (n > ((size_t)1 << 40))
 		return NULL;
@@ -54,13 +55,21 @@ void *arena_alloc(Arena *a, size_t n)
 	void *p = c->data + c->used;
 	c->used += n;
 	a->used_total += n;
-	memset(p, 0, n); /* zero only what is handed out: chunks grow big */
+	return p;
+}
+
+void *arena_alloc(Arena *a, size_t n)
+{
+	void *p = alloc_raw(a, n);
+	if (p)
+		memset(p, 0, n); /* zero only what is handed out: chunks
+				    grow big */
 	return p;
 }
 
 void *arena_dup(Arena *a, const void *p, size_t n)
 {
-	void *q = arena_alloc(a, n);
+	void *q = alloc_raw(a, n);
 	if (q && n)
 		memcpy(q, p, n);
 	return q;
@@ -68,7 +77,7 @@ void *arena_dup(Arena *a, const void *p, size_t n)
 
 char *arena_strndup(Arena *a, const char *s, size_t n)
 {
-	char *q = arena_alloc(a, n + 1);
+	char *q = alloc_raw(a, n + 1);
 	if (q) {
 		memcpy(q, s, n);
 		q[n] = 0;
@@ -105,11 +114,13 @@ void *arena_grow(Arena *a, void *p, size_t elem, int *cap, int need)
 	int nc = *cap ? *cap * 2 : 4;
 	while (nc < need)
 		nc *= 2;
-	void *q = arena_alloc(a, elem * (size_t)nc);
+	size_t old = p ? elem * (size_t)*cap : 0, size = elem * (size_t)nc;
+	unsigned char *q = alloc_raw(a, size);
 	if (!q)
 		return NULL;
-	if (p && *cap)
-		memcpy(q, p, elem * (size_t)*cap);
+	if (old)
+		memcpy(q, p, old);
+	memset(q + old, 0, size - old); /* the new part reads as zero */
 	*cap = nc;
 	return q;
 }
