@@ -27,6 +27,10 @@ typedef struct PassCtx {
 					 decisions here (NULL: nowhere) */
 	bool fusion_off;          /* `set fusion off`: fusion passes decline
 				     every pair */
+	/* The result of the pass that made the module given to pass_apply
+	 * (a pipeline's previous step), or NULL: its after-counts are the
+	 * module's, so they are not counted again. */
+	const struct PassResult *prev;
 	int nrules;
 	struct {
 		const char *rule; /* static string */
@@ -47,7 +51,8 @@ const Pass *pass_find(const char *name);
 /* Counts a rewrite under a rule name (a static string). */
 void pass_note_rule(PassCtx *cx, const char *rule);
 
-typedef struct PassResult {
+typedef struct PassResult PassResult;
+struct PassResult {
 	HloModule *m;    /* the new module (owned by the caller); NULL when
 			    the pass failed or broke the module */
 	bool changed;
@@ -55,7 +60,7 @@ typedef struct PassResult {
 	int instrs_before, instrs_after;
 	int kernels_before, kernels_after;
 	int64_t bytes_before, bytes_after; /* bytes moved (cost model) */
-} PassResult;
+};
 
 /* Runs p on a clone of m, then verifies. On success r->m is the new
  * module (even when nothing changed). On failure r->m is NULL and d says

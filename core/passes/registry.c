@@ -240,9 +240,15 @@ static void report(PassCtx *cx, const char *fmt, const char *name,
 bool pass_apply(const HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
 {
 	memset(r, 0, sizeof *r);
-	r->instrs_before = hlo_module_instr_count(m);
-	r->kernels_before = hlo_module_kernels(m);
-	r->bytes_before = cost_bytes_moved(m);
+	if (cx->prev && cx->prev->m == m) {
+		r->instrs_before = cx->prev->instrs_after;
+		r->kernels_before = cx->prev->kernels_after;
+		r->bytes_before = cx->prev->bytes_after;
+	} else {
+		r->instrs_before = hlo_module_instr_count(m);
+		r->kernels_before = hlo_module_kernels(m);
+		r->bytes_before = cost_bytes_moved(m);
+	}
 	HloModule *c = hlo_module_clone(m);
 	if (!c) {
 		report(cx, "pass '%s': %s", p->name, "out of memory");

@@ -88,7 +88,8 @@ static bool apply_all(Session *s, const Pass **p, int n, Applied *v)
 				    .fold_max_elems = FOLD_MAX_ELEMS,
 				    .fusion_log = v[i].log,
 				    .fusion_off = s->fusion_off,
-				    .log = s->pass_log ? &v[i].rewrites : NULL};
+				    .log = s->pass_log ? &v[i].rewrites : NULL,
+				    .prev = i ? &v[i - 1].r : NULL};
 		bool ok = pass_apply(m, p[i], &v[i].cx, &v[i].r);
 		v[i].cx.d = NULL;
 		repl_print_diag(s, &d);

@@ -179,11 +179,13 @@ static double pipeline_once(const HloModule *m, double *pass_ns, double *own_ns)
 	double t0 = now_ns();
 	HloModule *cur = NULL;
 	const HloModule *in = m;
+	PassResult r = {0};
 	for (int i = 0; i < n && i < MAX_PASSES; i++) {
 		Diag d;
 		diag_init(&d);
-		PassCtx cx = {.d = &d, .fold_max_elems = 1 << 16};
-		PassResult r;
+		PassResult prev = r;
+		PassCtx cx = {.d = &d, .fold_max_elems = 1 << 16,
+			      .prev = i ? &prev : NULL};
 		double ts = now_ns();
 		bool ok = pass_apply(in, pass_find(steps[i]), &cx, &r);
 		pass_ns[i] = now_ns() - ts;

@@ -739,6 +739,31 @@ static void test_constant_folding_keeps(void **state)
 	hlo_module_free(m);
 }
 
+/* A pipeline step takes its before-counts from the previous step's
+ * result: they must equal what counting the module gives. */
+static void test_prev_counts(void **state)
+{
+	(void)state;
+	HloModule *m = load_text(nested_calls);
+	Diag d;
+	diag_init(&d);
+	PassCtx cx = {.d = &d};
+	PassResult r1, r2, r3;
+	assert_true(pass_apply(m, pass_find("call-inliner"), &cx, &r1));
+	assert_true(pass_apply(r1.m, pass_find("fusion"), &cx, &r2));
+	cx.prev = &r1;
+	assert_true(pass_apply(r1.m, pass_find("fusion"), &cx, &r3));
+	assert_int_equal(r3.instrs_before, r2.instrs_before);
+	assert_int_equal(r3.kernels_before, r2.kernels_before);
+	assert_true(r3.bytes_before == r2.bytes_before);
+	assert_int_equal(r2.instrs_before, r1.instrs_after);
+	hlo_module_free(r3.m);
+	hlo_module_free(r2.m);
+	hlo_module_free(r1.m);
+	hlo_module_free(m);
+	diag_free(&d);
+}
+
 static void test_default_pipeline(void **state)
 {
 	(void)state;
@@ -994,6 +1019,7 @@ int main(void)
 		cmocka_unit_test(test_constant_folding_cap),
 		cmocka_unit_test(test_removals_keep_uses_exact),
 		cmocka_unit_test(test_constant_folding_keeps),
+		cmocka_unit_test(test_prev_counts),
 		cmocka_unit_test(test_default_pipeline),
 		cmocka_unit_test(test_corpus_pipeline),
 	};
