@@ -49,6 +49,22 @@ steps=$(grep -c '^load\|^pass' "$work/s.xr")
 
 flags=(--headless --no-sandbox --disable-gpu --no-first-run
        --user-data-dir="$work/profile" --disable-dev-shm-usage)
+
+# Whether this browser runs at all here (a machine without the kernel
+# features or devices it wants): a page of our own making, one retry for
+# a cold first start. A browser that cannot show even that is the
+# machine's problem, not the report's: skipped, saying why.
+printf '<p id="probe">ok</p>' >"$work/probe.html"
+probe() {
+	timeout 120 "$chrome" "${flags[@]}" --dump-dom "file://$work/probe.html" \
+		>"$work/probe.out" 2>"$work/probe.err" &&
+		grep -q 'id="probe"' "$work/probe.out"
+}
+if ! probe && ! probe; then
+	tail -5 "$work/probe.err"
+	echo "skipped: $chrome does not run here (it cannot show a plain page)"
+	exit 77
+fi
 url="file://$work/r.html"
 timeout 120 "$chrome" "${flags[@]}" --dump-dom "$url" >"$work/dom.html" 2>"$work/chrome.err" ||
 	{ tail -5 "$work/chrome.err"; fail "chromium --dump-dom failed"; }
