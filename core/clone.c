@@ -74,7 +74,7 @@ static void clone_attr(CloneCtx *cx, HloAttr *d, const HloAttr *s)
 
 /* An instruction of dc named like s, appended to its program order (sized
  * by clone_comp_body). Not hlo_instr_new: the names are known to be
- * unique, and the lookup that checks it is a third of a clone's time. */
+ * unique, and the name table is copied whole afterwards (copy_names). */
 static HloInstr *new_instr(CloneCtx *cx, HloComp *dc, const HloInstr *s)
 {
 	Arena *a = &cx->dst->arena;
@@ -83,8 +83,7 @@ static HloInstr *new_instr(CloneCtx *cx, HloComp *dc, const HloInstr *s)
 		return NULL;
 	d->name = arena_strdup(a, s->name);
 	d->shape = shape_clone(a, s->shape);
-	if (!d->name || (s->shape && !d->shape) ||
-	    !namemap_put(&dc->names, d->name, d))
+	if (!d->name || (s->shape && !d->shape))
 		return NULL;
 	d->op = s->op;
 	d->parent = dc;
@@ -181,6 +180,42 @@ static bool copy_header(CloneCtx *cx)
 	return true;
 }
 
+typedef struct NameCopy {
+	CloneCtx *cx;
+	const HloComp *dc;
+} NameCopy;
+
+/* The copy of the instruction an entry of the source table names. */
+static const char *copy_entry(void *ctx, const char *key, void **val)
+{
+	NameCopy *nc = ctx;
+	const HloInstr *o = *val;
+	HloInstr *d = o->id >= 0 && o->id <= nc->cx->src->next_id
+			      ? nc->cx->imap[o->id]
+			      : NULL;
+	if (!d || d->parent != nc->dc || strcmp(d->name, key))
+		return NULL;
+	*val = d;
+	return d->name;
+}
+
+/* dc's name table: a copy of sc's (the names are the same), or, when
+ * sc's does not name exactly its instructions, one built afresh. */
+static bool copy_names(CloneCtx *cx, HloComp *dc, const HloComp *sc)
+{
+	NameCopy nc = {cx, dc};
+	if (!namemap_copy(&dc->names, &sc->names, copy_entry, &nc))
+		return false;
+	if (dc->names.count == (size_t)dc->n)
+		return true;
+	namemap_free(&dc->names);
+	for (int i = 0; i < dc->n; i++)
+		if (!namemap_put(&dc->names, dc->instrs[i]->name,
+				 dc->instrs[i]))
+			return false;
+	return true;
+}
+
 static bool clone_comp_body(CloneCtx *cx, const HloComp *sc)
 {
 	HloComp *dc = hlo_module_find_comp(cx->dst, sc->name);
@@ -192,6 +227,8 @@ static bool clone_comp_body(CloneCtx *cx, const HloComp *sc)
 	for (int i = 0; i < sc->n; i++)
 		if (!clone_instr(cx, dc, sc->instrs[i]))
 			return false;
+	if (!copy_names(cx, dc, sc))
+		return false;
 	dc->root = sc->root ? cx->imap[sc->root->id] : NULL;
 	dc->root_explicit = sc->root_explicit;
 	dc->inlined = sc->inlined;

@@ -433,13 +433,51 @@ bool hlo_instr_rename(HloInstr *ins, const char *name)
 	return namemap_put(&c->names, nm, ins);
 }
 
-HloInstr *hlo_comp_param(const HloComp *c, int64_t number)
+static bool live_param(const HloComp *c, const HloInstr *p)
 {
+	return p->op == HLO_PARAMETER && p->parent == c;
+}
+
+/* Rebuilds c's parameter index, then answers as hlo_comp_param. */
+static HloInstr *index_params(HloComp *c, int64_t number)
+{
+	int n = 0;
+	for (int i = 0; i < c->n; i++) {
+		const HloInstr *p = c->instrs[i];
+		if (live_param(c, p) && p->param_no >= n && p->param_no < c->n)
+			n = (int)p->param_no + 1;
+	}
+	HloInstr **v = arena_grow(&c->module->arena, c->pidx, sizeof *v,
+				  &c->cap_pidx, n);
+	if (v) {
+		c->pidx = v;
+		c->npidx = n;
+		memset(v, 0, sizeof *v * (size_t)n);
+		for (int i = 0; i < c->n; i++) { /* the first of a number wins */
+			HloInstr *p = c->instrs[i];
+			if (live_param(c, p) && p->param_no >= 0 &&
+			    p->param_no < n && !v[p->param_no])
+				v[p->param_no] = p;
+		}
+		if (number >= 0 && number < n && v[number])
+			return v[number];
+	}
+	/* Out of the index's range, or only an unlinked one is left. */
 	for (int i = 0; i < c->n; i++)
 		if (c->instrs[i]->op == HLO_PARAMETER &&
 		    c->instrs[i]->param_no == number)
 			return c->instrs[i];
 	return NULL;
+}
+
+HloInstr *hlo_comp_param(const HloComp *c, int64_t number)
+{
+	if (number >= 0 && number < c->npidx) {
+		HloInstr *p = c->pidx[number];
+		if (p && live_param(c, p) && p->param_no == number)
+			return p;
+	}
+	return index_params((HloComp *)c, number);
 }
 
 int hlo_comp_param_count(const HloComp *c)

@@ -165,6 +165,11 @@ struct HloComp {
 	const char *exec_thread; /* execution_thread="..." value, or NULL */
 	NameMap names;      /* name -> HloInstr* */
 	SrcLoc loc;
+	/* A cache for hlo_comp_param: parameter k at pidx[k] when last
+	 * indexed. Each hit is checked (still in c, still number k), so
+	 * nothing has to keep it up to date; a miss re-indexes. */
+	HloInstr **pidx;
+	int npidx, cap_pidx;
 };
 
 struct HloModule {

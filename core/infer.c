@@ -309,6 +309,16 @@ static bool contains(const int64_t *v, int n, int64_t x)
 
 /* Checks a list of dimension numbers: each in [0, rank), no repeats, and
  * ascending when sorted is set. */
+/* What dim_list checks, without a message. */
+static bool dim_list_ok(const int64_t *v, int n, int rank, bool sorted)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] < 0 || v[i] >= rank || contains(v, i, v[i]) ||
+		    (sorted && i > 0 && v[i] < v[i - 1]))
+			return false;
+	return true;
+}
+
 static bool dim_list(Cx *cx, const char *what, const int64_t *v, int n,
 		     int rank, bool sorted)
 {
@@ -1025,6 +1035,8 @@ static bool dot_side(Cx *cx, const char *side, const Shape *s, const int64_t *b,
 		all[i] = b[i];
 	for (int i = 0; i < nc; i++)
 		all[nb + i] = c[i];
+	if (dim_list_ok(all, nb + nc, s->rank, false))
+		return true; /* the label is made only for the message */
 	char what[64];
 	snprintf(what, sizeof what, "%s batch and contracting dims", side);
 	return dim_list(cx, what, all, nb + nc, s->rank, false);

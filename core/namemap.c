@@ -112,3 +112,32 @@ bool namemap_del(NameMap *m, const char *key)
 	m->count--;
 	return true;
 }
+
+bool namemap_copy(NameMap *dst, const NameMap *src,
+		  const char *(*remap)(void *ctx, const char *key, void **val),
+		  void *ctx)
+{
+	namemap_free(dst);
+	if (!src->cap)
+		return true;
+	NameMapSlot *v = malloc(src->cap * sizeof *v);
+	if (!v)
+		return false;
+	memcpy(v, src->slots, src->cap * sizeof *v);
+	size_t count = src->count;
+	for (size_t i = 0; i < src->cap; i++) {
+		NameMapSlot *s = &v[i];
+		if (!s->key || s->key == TOMB)
+			continue;
+		const char *k = remap(ctx, s->key, &s->val);
+		if (!k) {
+			s->key = TOMB;
+			s->val = NULL;
+			count--;
+			continue;
+		}
+		s->key = k;
+	}
+	*dst = (NameMap){v, src->cap, count, src->used};
+	return true;
+}

@@ -23,6 +23,15 @@ void *namemap_getn(const NameMap *m, const char *key, size_t n);
 /* Inserts or replaces. false on out-of-memory. */
 bool namemap_put(NameMap *m, const char *key, void *val);
 bool namemap_del(NameMap *m, const char *key);
+/* dst (whose old contents are freed) as a copy of src's table, each
+ * entry's key and value replaced by what remap gives: remap sees the old
+ * key and sets *val; it returns the new key, which must be equal to the
+ * old (the hashes are kept), or NULL to leave the entry out. Costs a
+ * copy of the table instead of an insertion per key. false on
+ * out-of-memory (dst then empty). */
+bool namemap_copy(NameMap *dst, const NameMap *src,
+		  const char *(*remap)(void *ctx, const char *key, void **val),
+		  void *ctx);
 unsigned namemap_hash(const char *s, size_t n);
 
 #endif

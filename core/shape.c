@@ -194,7 +194,7 @@ bool shape_is_dynamic(const Shape *s)
 	return false;
 }
 
-int64_t shape_elements(const Shape *s)
+static int64_t count_elements(const Shape *s)
 {
 	if (!shape_is_array(s))
 		return 0;
@@ -203,13 +203,21 @@ int64_t shape_elements(const Shape *s)
 		if (s->dims[i] <= 0) /* zero, or '?' (no storage we know of) */
 			return 0;
 	/* n * d > XR_MAX_ELEMENTS exactly when n > XR_MAX_ELEMENTS / d, but
-	 * without a division per dimension (this runs in every cost and
-	 * fusion estimate). */
+	 * without a division per dimension. */
 	for (int i = 0; i < s->rank; i++)
 		if (__builtin_mul_overflow(n, s->dims[i], &n) ||
 		    n > XR_MAX_ELEMENTS)
 			return -1;
 	return n;
+}
+
+/* Counted once per shape: this runs in every cost and fusion estimate
+ * (tens of times per instruction in a pipeline). */
+int64_t shape_elements(const Shape *s)
+{
+	if (!s->elems_cache)
+		((Shape *)s)->elems_cache = count_elements(s) + 2;
+	return s->elems_cache - 2;
 }
 
 int64_t shape_bytes(const Shape *s)

@@ -37,6 +37,10 @@ struct Shape {
 	int ntuple;
 	Shape **tuple;
 	bool buffer;      /* b(...) buffer type */
+	/* shape_elements + 2 once asked (0: not yet). A shape is not
+	 * changed once an instruction holds it, so the count stays true;
+	 * shape_clone copies it with the dims. */
+	int64_t elems_cache;
 };
 
 Shape *shape_array(Arena *a, Dtype t, int rank, const int64_t *dims);

@@ -129,6 +129,7 @@ typedef struct {
 	MemoEnt *e;
 	size_t cap, n; /* cap: a power of two, or 0 */
 	int depth;
+	bool bytes_only; /* flops not wanted (cost_bytes_moved) */
 } Memo;
 
 static size_t memo_hash(const HloComp *c, MemoKind k)
@@ -475,7 +476,7 @@ static Cost kernel_cost(Memo *mo, const HloInstr *ins)
 	default:
 		break;
 	}
-	Cost c = flops_of(mo, ins);
+	Cost c = mo->bytes_only ? (Cost){0} : flops_of(mo, ins);
 	for (int i = 0; i < ins->nops; i++)
 		c.bytes_read =
 			sat_add(c.bytes_read, cost_operand_bytes(ins, i));
@@ -501,12 +502,12 @@ Cost cost_flops(const HloInstr *ins)
 	return c;
 }
 
-Cost cost_module(const HloModule *m)
+static Cost module_cost(const HloModule *m, bool bytes_only)
 {
 	Cost sum = {0};
 	if (!m->entry)
 		return sum;
-	Memo mo = {0};
+	Memo mo = {.bytes_only = bytes_only};
 	for (int i = 0; i < m->entry->n; i++) {
 		Cost one = kernel_cost(&mo, m->entry->instrs[i]);
 		cost_add(&sum, &one);
@@ -515,9 +516,12 @@ Cost cost_module(const HloModule *m)
 	return sum;
 }
 
+Cost cost_module(const HloModule *m) { return module_cost(m, false); }
+
+/* Runs after every pass (the `pass:` line): no flops counted. */
 int64_t cost_bytes_moved(const HloModule *m)
 {
-	Cost c = cost_module(m);
+	Cost c = module_cost(m, true);
 	return sat_add(c.bytes_read, c.bytes_written);
 }
 

@@ -357,13 +357,6 @@ int fz_merged_operands(const HloInstr *p, const HloInstr *c)
 	return merged(p, c, NULL);
 }
 
-static int64_t merged_io(const HloInstr *p, const HloInstr *c)
-{
-	int64_t b;
-	merged(p, c, &b);
-	return b;
-}
-
 /* Reads of large arrays that a copy of p inside c adds: p's operands
  * with at least p's element count that c does not read already
  * (broadcasts, iotas and constants are recomputed, not read). */
@@ -396,11 +389,12 @@ void fz_shape_text(char *buf, size_t cap, const Shape *s)
 /* The fusion pass's rule for producer p into consumer c (c uses p). */
 /* Bytes moved before: p's kernel (if it is one) and c's; after: the
  * fused kernel, and p's own when its other users keep it. */
-static int64_t bytes_saved(const HloInstr *p, const HloInstr *c)
+static int64_t bytes_saved(const HloInstr *p, const HloInstr *c,
+			   int64_t merged_bytes)
 {
 	bool kept = p->nusers > 1 && fz_is_kernel(p);
 	int64_t before = io_bytes(c) + (fz_is_kernel(p) ? io_bytes(p) : 0);
-	int64_t after = merged_io(p, c) + (kept ? io_bytes(p) : 0);
+	int64_t after = merged_bytes + (kept ? io_bytes(p) : 0);
 	return before - after;
 }
 
@@ -416,7 +410,9 @@ static bool decide(const HloInstr *p, const HloInstr *c, bool off, Verdict *v)
 		return fz_say(v, false, "producer-not-fusible",
 			      "the producer is not fusible: it is %s", why);
 	/* From here on fusing is possible: what it would save counts. */
-	v->saved = bytes_saved(p, c);
+	int64_t mio;
+	int nops = merged(p, c, &mio);
+	v->saved = bytes_saved(p, c, mio);
 	if (off)
 		return fz_say(
 			v, false, "fusion-off",
@@ -474,7 +470,6 @@ static bool decide(const HloInstr *p, const HloInstr *c, bool off, Verdict *v)
 			others, others == 1 ? "" : "s", b1,
 			(long long)dup_reads, (long long)fz_bytes_of(p));
 	}
-	int nops = fz_merged_operands(p, c);
 	if (nops > FUSION_MAX_OPERANDS)
 		return fz_say(v, false, "too-many-operands",
 			      "fusion would exceed %d operands (%d)",
@@ -860,11 +855,26 @@ bool fz_topo_sort(HloModule *m, HloComp *c)
 	return true;
 }
 
-/* Names the fused parameters param_0, param_1, ... by number (two rounds,
- * so a rename never meets a name still in use). */
+/* Names the fused parameters param_0, param_1, ... by number: each in one
+ * step where its name is free (the usual case: most are right already),
+ * else in two rounds, so a rename never meets a name still in use. */
 static void tidy_params(HloComp *fc)
 {
 	char name[48];
+	bool clash = false;
+	for (int i = 0; i < fc->n; i++) {
+		HloInstr *q = fc->instrs[i];
+		if (q->op != HLO_PARAMETER)
+			continue;
+		snprintf(name, sizeof name, "param_%lld",
+			 (long long)q->param_no);
+		if (!strcmp(q->name, name))
+			continue;
+		if (hlo_comp_find(fc, name) || !hlo_instr_rename(q, name))
+			clash = true;
+	}
+	if (!clash)
+		return;
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < fc->n; i++) {
 			HloInstr *q = fc->instrs[i];
