@@ -24,6 +24,9 @@ FUZZ_SEED ?= 0
 FUZZ_SEED_DIRS ?= tests/fuzz/seeds
 CMAKE ?= cmake
 CTEST ?= ctest
+# Extra ctest arguments, e.g. CTEST_ARGS="-R unit.fusion" or, as CI does,
+# CTEST_ARGS="--repeat until-pass:2" (a failure is still printed).
+CTEST_ARGS ?=
 
 # Always pass XR_WERROR so a later plain `make test` undoes WERROR=1.
 WERROR_FLAG := -DXR_WERROR=$(if $(filter 1 ON on yes YES true,$(WERROR)),ON,OFF)
@@ -49,13 +52,13 @@ demo: build
 	./build/xla-repl scripts/demo.xr
 
 test: build
-	$(CTEST) --test-dir build --output-on-failure -j$(JOBS)
+	$(CTEST) --test-dir build --output-on-failure -j$(JOBS) $(CTEST_ARGS)
 
 asan: deps
 	$(CMAKE) -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DXR_SANITIZE=ON \
 		$(WERROR_FLAG)
 	$(CMAKE) --build build-asan -j$(JOBS)
-	$(CTEST) --test-dir build-asan --output-on-failure -j$(JOBS)
+	$(CTEST) --test-dir build-asan --output-on-failure -j$(JOBS) $(CTEST_ARGS)
 
 bench: build
 	scripts/bench.sh build/xr_bench
