@@ -34,7 +34,7 @@ WERROR_FLAG := -DXR_WERROR=$(if $(filter 1 ON on yes YES true,$(WERROR)),ON,OFF)
 DEPS_STAMP := build/.deps-stamp
 FORMAT_FILES = $(shell find core repl viz tests -name '*.[ch]' 2>/dev/null)
 
-.PHONY: all deps build demo test asan bench fuzz fuzz-passes fuzz-run format format-check clean
+.PHONY: all deps build demo test asan bench venv fuzz fuzz-passes fuzz-run format format-check clean
 
 all: build
 
@@ -62,6 +62,17 @@ asan: deps
 
 bench: build
 	scripts/bench.sh build/xr_bench
+
+# Python packages for the XLA reference (jax, numpy: real XLA:CPU) in a
+# virtual environment of its own; only `make bench` uses it.
+VENV ?= build/venv
+venv: $(VENV)/.stamp
+
+$(VENV)/.stamp:
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet numpy jax
+	@touch $@
 
 # The harness and a copy of core/ are built with clang and
 # -fsanitize=fuzzer,address,undefined. New inputs go to build-fuzz/corpus;
