@@ -7,8 +7,10 @@
  * constant, rng, custom-call, while, or anything with side effects
  * (pass_has_side_effect), its result is one static array of at most
  * cx->fold_max_elems elements (1 << 16 when 0), and the interpreter
- * supports it. Leaves of nothing (iota) qualify under the same cap, and
- * so does a broadcast of a constant. The instruction is copied into a
+ * supports it. As in XLA, broadcasts and iotas are never folded: a
+ * folded broadcast is a constant as large as its result (in the text,
+ * in memory, and read back from memory by its users), where the
+ * broadcast itself costs nothing once fused. The instruction is copied into a
  * temporary computation of the module (parameters for its operands), run
  * there with interp_run_comp, and replaced by a new constant holding
  * the result; the temporary computation is removed again. An evaluation
@@ -31,7 +33,7 @@ static bool operands_known(const HloInstr *ins)
 		    o->literal->elided)
 			return false;
 	}
-	return ins->nops > 0 || ins->op == HLO_IOTA;
+	return ins->nops > 0;
 }
 
 static bool foldable(const HloInstr *ins, int64_t cap)
@@ -48,6 +50,8 @@ static bool foldable(const HloInstr *ins, int64_t cap)
 	case HLO_AFTER_ALL:
 	case HLO_ADD_DEPENDENCY:
 	case HLO_OPT_BARRIER:
+	case HLO_BROADCAST: /* see the top: as XLA's HloConstantFolding */
+	case HLO_IOTA:
 		return false;
 	default:
 		break;
@@ -154,12 +158,9 @@ static int fold_comp_instrs(HloComp *c, int64_t cap, PassCtx *cx)
 	for (int i = 0; i < n; i++) {
 		if (po[i]->parent != c || !foldable(po[i], cap))
 			continue;
-		HloOpcode op = po[i]->op;
 		if (!fold(po[i]))
 			continue;
-		pass_note_rule(cx, op == HLO_IOTA        ? "fold-iota"
-				   : op == HLO_BROADCAST ? "fold-broadcast"
-							 : "fold");
+		pass_note_rule(cx, "fold");
 		k++;
 	}
 	free(po);

@@ -635,8 +635,10 @@ static const Topic topics[] = {
 	{"constant-folding", TOPIC_PASS,
 	 "Evaluates at compile time every instruction whose operands are all\n"
 	 "constants (running it through the reference interpreter) and replaces\n"
-	 "it by a constant holding the result, up to a size cap so a broadcast\n"
-	 "does not become a huge literal. Chains fold in one run. Side-effecting\n"
+	 "it by a constant holding the result, up to a size cap (65536\n"
+	 "elements). Chains fold in one run. As in XLA, broadcasts and iotas are\n"
+	 "left alone: folded, they would be constants as large as their results,\n"
+	 "read from memory, where fused they cost nothing. Side-effecting\n"
 	 "instructions (rng, custom-call, infeed) are never folded.\n"},
 	{"cse", TOPIC_PASS,
 	 "Common subexpression elimination: two instructions with the same opcode,\n"
