@@ -136,7 +136,35 @@ HloComp *hlo_module_find_comp(const HloModule *m, const char *name)
 }
 
 /* base, base.1, base.2... A trailing ".N" on base is kept as the stem. */
-static const char *unique_name(Arena *a, const NameMap *map, const char *base)
+/* Where unique_name's search for a stem resumes: "constant" asked for
+ * the 500th time in one computation starts at constant.500 instead of
+ * trying 499 taken names first. A few per map, by stem hash; a hint is
+ * only a place to start (a name freed below it is not reused). */
+typedef struct NameHint {
+	unsigned h;
+	long next;
+	char stem[48];
+} NameHint;
+enum { NAME_HINTS = 16 };
+
+static NameHint *name_hint(NameMap *map, const char *stem, size_t n)
+{
+	if (n >= sizeof ((NameHint *)0)->stem)
+		return NULL;
+	if (!map->hints && !(map->hints = calloc(NAME_HINTS, sizeof(NameHint))))
+		return NULL;
+	unsigned h = namemap_hash(stem, n);
+	NameHint *t = (NameHint *)map->hints + h % NAME_HINTS;
+	if (t->h != h || strncmp(t->stem, stem, n) || t->stem[n]) {
+		t->h = h;
+		memcpy(t->stem, stem, n);
+		t->stem[n] = 0;
+		t->next = 1;
+	}
+	return t;
+}
+
+static const char *unique_name(Arena *a, NameMap *map, const char *base)
 {
 	if (!namemap_get(map, base))
 		return arena_strdup(a, base);
@@ -147,10 +175,14 @@ static const char *unique_name(Arena *a, const NameMap *map, const char *base)
 	char buf[256];
 	if (n > 200)
 		n = 200;
-	for (long i = 1;; i++) {
+	NameHint *t = name_hint(map, base, n);
+	for (long i = t ? t->next : 1;; i++) {
 		snprintf(buf, sizeof buf, "%.*s.%ld", (int)n, base, i);
-		if (!namemap_get(map, buf))
+		if (!namemap_get(map, buf)) {
+			if (t)
+				t->next = i + 1;
 			return arena_strdup(a, buf);
+		}
 	}
 }
 

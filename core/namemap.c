@@ -13,6 +13,7 @@ void namemap_init(NameMap *m) { memset(m, 0, sizeof *m); }
 void namemap_free(NameMap *m)
 {
 	free(m->slots);
+	free(m->hints);
 	memset(m, 0, sizeof *m);
 }
 
@@ -138,6 +139,6 @@ bool namemap_copy(NameMap *dst, const NameMap *src,
 		}
 		s->key = k;
 	}
-	*dst = (NameMap){v, src->cap, count, src->used};
+	*dst = (NameMap){v, src->cap, count, src->used, NULL};
 	return true;
 }

@@ -14,6 +14,7 @@ typedef struct NameMapSlot {
 typedef struct NameMap {
 	NameMapSlot *slots;
 	size_t cap, count, used; /* used counts tombstones too */
+	void *hints; /* hlo.c's unique-name hints (malloc'd), or NULL */
 } NameMap;
 
 void namemap_init(NameMap *m);
