@@ -90,6 +90,8 @@ typedef struct Session {
 				   as one line, not clusters */
 	bool pass_log;          /* `set pass-log on`: `pass` prints each
 				   rewrite */
+	int node_cap;           /* `set node-cap N`: nodes a picture draws
+				   before falling back; 0: VIZ_DEFAULT */
 	double cpu_gbps, cpu_gflops; /* roofline machines for `cost` */
 	double gpu_gbps, gpu_gflops;
 	/* The decision log of the last fusion pass (fusion.c); NULL: none.

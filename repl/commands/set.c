@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "dot.h"
 
 typedef struct Option {
 	const char *name;
@@ -111,6 +112,30 @@ static void show_fusions(const Session *s, char *buf, size_t cap)
 		 s->fusions_collapsed ? "collapsed" : "expanded");
 }
 
+/* Pictures: below 10 nodes nothing useful is left to draw; above 5000
+ * Graphviz's layout takes minutes (the render time limit would cut it
+ * short and redraw at 100 nodes anyway). */
+enum { NODE_CAP_MIN = 10, NODE_CAP_MAX = 5000 };
+
+static bool set_node_cap(Session *s, const char *v)
+{
+	char *e;
+	errno = 0;
+	long n = strtol(v, &e, 10);
+	if (e == v || *e || errno || n < NODE_CAP_MIN || n > NODE_CAP_MAX)
+		return repl_error(s, "node-cap needs a whole number from %d to "
+				     "%d, not '%s'",
+				  NODE_CAP_MIN, NODE_CAP_MAX, v);
+	s->node_cap = (int)n;
+	return true;
+}
+
+static void show_node_cap(const Session *s, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%d",
+		 s->node_cap > 0 ? s->node_cap : VIZ_DEFAULT_MAX_NODES);
+}
+
 /* A positive figure (GB/s or GFLOP/s) of a roofline machine. */
 static bool set_rate(Session *s, const char *name, const char *v, double *out)
 {
@@ -150,6 +175,9 @@ static const Option options[] = {
 		   "drawn as clusters or as one line", set_bodies, show_bodies},
 	{"pass-log", "on|off: on makes 'pass' print every rewrite it made",
 	 set_pass_log, show_pass_log},
+	{"node-cap", "nodes a picture draws before it falls back to collapsed "
+		     "fusions, then to what the last step changed (compare: "
+		     "half per panel)", set_node_cap, show_node_cap},
 	{"cpu-gbps", "memory bandwidth of the CPU roofline (GB/s)",
 	 set_cpu_gbps, show_cpu_gbps},
 	{"cpu-gflops", "f32 compute peak of the CPU roofline (GFLOP/s)",
@@ -183,11 +211,14 @@ bool cmd_set(Session *s, const CmdArgs *a)
 	if (!o)
 		return repl_error(s, "unknown option '%s' (type 'set' for the list)",
 				  a->argv[0]);
-	if (a->argc != 2)
-		return repl_error(s, "Usage: %s", a->cmd->synopsis);
+	char v[64];
+	if (a->argc == 1) { /* shown, not changed */
+		o->show(s, v, sizeof v);
+		fprintf(s->out, "%s = %s\n", o->name, v);
+		return true;
+	}
 	if (!o->set(s, a->argv[1]))
 		return false;
-	char v[64];
 	o->show(s, v, sizeof v);
 	fprintf(s->out, "%s = %s\n", o->name, v);
 	return true;

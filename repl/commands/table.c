@@ -350,9 +350,10 @@ static const Command commands[] = {
 	 "  check interp\n"
 	 "  check cpu 1e-4\n",
 	 "Running", 1, 2, cmd_check, cmd_complete_none},
-	{"set", "set [OPTION VALUE]",
+	{"set", "set [OPTION [VALUE]]",
 	 "Show or change a session option.",
-	 "With no arguments lists the options and their values:\n"
+	 "With no arguments lists the options and their values; with OPTION\n"
+	 "alone shows that one:\n"
 	 "  max-memory SIZE      buffers one run may use (K, M, G suffixes)\n"
 	 "  fusion on|off        off: the fusion pass fuses nothing\n"
 	 "  pass-log on|off      on: 'pass' prints every rewrite it made\n"
@@ -360,12 +361,15 @@ static const Command commands[] = {
 	 "                       pictures draw fusions' insides or one node\n"
 	 "  bodies clusters|summary\n"
 	 "                       pictures draw loop bodies as boxes or one line\n"
+	 "  node-cap N           nodes a picture draws before it falls back\n"
+	 "                       (10 to 5000; default 400)\n"
 	 "  cpu-gbps, cpu-gflops, gpu-gbps, gpu-gflops X\n"
 	 "                       the machines of the 'cost' roofline\n"
 	 "\n"
 	 "Example:\n"
 	 "  set max-memory 512M\n"
-	 "  set fusion off\n",
+	 "  set fusion off\n"
+	 "  set node-cap\n",
 	 "Session", 0, 2, cmd_set, cmd_complete_options},
 	{"help", "help [CMD]",
 	 "List the commands, or explain one.",

@@ -17,7 +17,8 @@
 static VizOpts base_opts(const Session *s)
 {
 	return (VizOpts){.fusions_collapsed = s->fusions_collapsed,
-			 .bodies_summarised = s->bodies_summarised};
+			 .bodies_summarised = s->bodies_summarised,
+			 .max_nodes = s->node_cap};
 }
 
 static const char *quote(char *buf, size_t cap, const char *w)
