@@ -287,6 +287,124 @@ static void clone_keeps_ids_users_and_grows(void **st)
 	hlo_module_free(c);
 }
 
+/* hlo_comp_param answers from an index it checks on every hit: after
+ * parameters are unlinked, renumbered and added, it still agrees with a
+ * plain scan of the live ones. */
+static HloInstr *scan_param(const HloComp *c, int64_t k)
+{
+	for (int i = 0; i < c->n; i++)
+		if (c->instrs[i]->parent == c &&
+		    c->instrs[i]->op == HLO_PARAMETER &&
+		    c->instrs[i]->param_no == k)
+			return c->instrs[i];
+	return NULL;
+}
+
+static void assert_params_agree(const HloComp *c, int upto)
+{
+	for (int k = -1; k <= upto; k++)
+		assert_ptr_equal(hlo_comp_param(c, k), scan_param(c, k));
+}
+
+static void param_index_follows_changes(void **st)
+{
+	(void)st;
+	HloModule *m = load("ENTRY main {\n"
+			    "  a = f32[4] parameter(0)\n"
+			    "  b = f32[4] parameter(1)\n"
+			    "  c = f32[4] parameter(2)\n"
+			    "  x = f32[4] add(a, c)\n"
+			    "  ROOT y = f32[4] add(x, b)\n"
+			    "}\n");
+	HloComp *c = m->entry;
+	assert_params_agree(c, 4);
+	assert_string_equal(hlo_comp_param(c, 1)->name, "b");
+	/* b goes; c becomes parameter 1, as a pass renumbering would. */
+	HloInstr *b = hlo_comp_find(c, "b"), *x = hlo_comp_find(c, "x");
+	hlo_set_operand(c->root, 1, x);
+	hlo_instr_unlink(b);
+	hlo_comp_sweep(c);
+	hlo_comp_find(c, "c")->param_no = 1;
+	assert_params_agree(c, 4);
+	assert_string_equal(hlo_comp_param(c, 1)->name, "c");
+	assert_null(hlo_comp_param(c, 2));
+	/* A new parameter 2, appended after the others. */
+	HloInstr *d = hlo_instr_new(c, HLO_PARAMETER, x->shape, "d", 0, NULL);
+	assert_non_null(d);
+	d->param_no = 2;
+	assert_params_agree(c, 4);
+	assert_ptr_equal(hlo_comp_param(c, 2), d);
+	assert_int_equal(hlo_comp_param_count(c), 3);
+	hlo_module_free(m);
+}
+
+/* A stem asked for again and again resumes after the last suffix handed
+ * out; names stay unique when other names with suffixes appear, and the
+ * hints do not travel into a clone (which starts its own). */
+static void unique_names_resume_and_stay_unique(void **st)
+{
+	(void)st;
+	HloModule *m = load(chain);
+	HloComp *c = m->entry;
+	HloInstr *x = c->root;
+	const char *names[40];
+	for (int i = 0; i < 40; i++) {
+		names[i] = hlo_comp_unique_name(c, "a");
+		x = hlo_instr_new(c, HLO_NEGATE, x->shape, names[i], 1, &x);
+		assert_non_null(x);
+	}
+	assert_string_equal(names[0], "a.1");
+	assert_string_equal(names[39], "a.40");
+	/* Someone else takes a.41 and a.42: the next one skips them. */
+	HloInstr *y = hlo_instr_new(c, HLO_NEGATE, x->shape, "a.41", 1, &x);
+	assert_non_null(y);
+	assert_non_null(hlo_instr_new(c, HLO_NEGATE, x->shape, "a.42", 1, &y));
+	const char *n = hlo_comp_unique_name(c, "a");
+	assert_string_equal(n, "a.43");
+	assert_non_null(hlo_instr_new(c, HLO_NEGATE, x->shape, n, 1, &x));
+	/* "a.7" is taken; its stem is "a". */
+	assert_string_equal(hlo_comp_unique_name(c, "a.7"), "a.44");
+	HloModule *k = hlo_module_clone(m);
+	assert_non_null(k);
+	assert_null(k->entry->names.hints);
+	assert_string_equal(hlo_comp_unique_name(k->entry, "a"), "a.44");
+	assert_ptr_equal(hlo_comp_find(k->entry, "a.40"),
+			 k->entry->instrs[c->n - 4]);
+	hlo_module_free(k);
+	hlo_module_free(m);
+}
+
+/* The clone copies each name table whole: names unlinked before the
+ * clone are gone from the copy's table, every live one is found. */
+static void clone_name_table_drops_removed(void **st)
+{
+	(void)st;
+	HloModule *m = load("ENTRY main {\n"
+			    "  a = f32[4] parameter(0)\n"
+			    "  dead = f32[4] abs(a)\n"
+			    "  dead2 = f32[4] negate(dead)\n"
+			    "  ROOT y = f32[4] add(a, a)\n"
+			    "}\n");
+	HloComp *c = m->entry;
+	hlo_instr_unlink(hlo_comp_find(c, "dead2"));
+	hlo_instr_unlink(hlo_comp_find(c, "dead"));
+	hlo_comp_sweep(c);
+	HloModule *k = hlo_module_clone(m);
+	assert_non_null(k);
+	assert_int_equal(k->entry->n, 2);
+	assert_int_equal((int)k->entry->names.count, 2);
+	assert_null(hlo_comp_find(k->entry, "dead"));
+	assert_null(hlo_comp_find(k->entry, "dead2"));
+	for (int i = 0; i < k->entry->n; i++)
+		assert_ptr_equal(hlo_comp_find(k->entry,
+					       k->entry->instrs[i]->name),
+				 k->entry->instrs[i]);
+	/* The names are free again in the copy. */
+	assert_string_equal(hlo_comp_unique_name(k->entry, "dead"), "dead");
+	hlo_module_free(k);
+	hlo_module_free(m);
+}
+
 static void post_order_puts_operands_first(void **st)
 {
 	(void)st;
@@ -355,6 +473,9 @@ int main(void)
 		cmocka_unit_test(use_lists_stay_exact),
 		cmocka_unit_test(unlink_then_sweep),
 		cmocka_unit_test(clone_keeps_ids_users_and_grows),
+		cmocka_unit_test(param_index_follows_changes),
+		cmocka_unit_test(unique_names_resume_and_stay_unique),
+		cmocka_unit_test(clone_name_table_drops_removed),
 		cmocka_unit_test(post_order_puts_operands_first),
 		cmocka_unit_test(post_order_reports_cycles),
 		cmocka_unit_test(comp_post_order_puts_callees_first),
