@@ -69,7 +69,9 @@ VENV ?= build/venv
 venv: $(VENV)/.stamp
 
 $(VENV)/.stamp:
-	python3 -m venv $(VENV)
+	python3 -m venv $(VENV) || { echo "make venv: python3 cannot make a" \
+		"virtual environment (Debian: apt-get install python3-venv)"; \
+		exit 1; }
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet numpy jax
 	@touch $@
