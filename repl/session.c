@@ -300,6 +300,18 @@ bool repl_need_module(Session *s)
 			     "an instruction)");
 }
 
+bool repl_parse_int(const char *w, long lo, long hi, int *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(w, &end, 10);
+	if (!*w || *end || errno || v < lo || v > hi ||
+	    (lo >= 0 && w[0] == '-'))
+		return false;
+	*out = (int)v;
+	return true;
+}
+
 const char *repl_bytes(char *buf, size_t cap, int64_t b)
 {
 	static const char *unit[] = {"KiB", "MiB", "GiB", "TiB"};

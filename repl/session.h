@@ -153,6 +153,9 @@ void repl_print_diag(Session *s, Diag *d);
 const char *repl_quote(char *buf, size_t cap, const char *s, size_t n);
 /* Error "no module ..." unless a module is loaded. */
 bool repl_need_module(Session *s);
+/* A whole number from lo to hi written as w (digits, a '-' only when lo
+ * is negative); false, saying nothing, otherwise. */
+bool repl_parse_int(const char *w, long lo, long hi, int *out);
 /* Instruction by name ('%' optional): the entry computation first, then
  * the others in definition order. NULL if there is none. */
 HloInstr *repl_find_instr(const HloModule *m, const char *name);

@@ -324,14 +324,11 @@ bool cmd_history(Session *s, const CmdArgs *a)
 /* A step number as `history` shows it, one that is still kept. */
 bool cmd_parse_step(Session *s, const char *w, int *k)
 {
-	char *end, q[80];
-	errno = 0;
-	long v = strtol(w, &end, 10);
-	if (!*w || *end || errno || v < 0 || v > 1 << 30)
+	char q[80];
+	if (!repl_parse_int(w, 0, 1 << 30, k))
 		return repl_error(s,
 				  "invalid step '%s' (a number from 'history')",
 				  repl_quote(q, sizeof q, w, strlen(w)));
-	*k = (int)v;
 	if (repl_history_step(s, *k))
 		return true;
 	if (s->nhist == 0)

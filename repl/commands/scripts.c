@@ -113,12 +113,7 @@ void cmd_complete_expect(const Session *s, const char *prefix, CmdMatches *out)
 
 static bool parse_count(const char *w, int *out)
 {
-	char *e;
-	long v = strtol(w, &e, 10);
-	if (e == w || *e || v < 0 || v > INT_MAX || w[0] == '-')
-		return false;
-	*out = (int)v;
-	return true;
+	return repl_parse_int(w, 0, INT_MAX, out);
 }
 
 static bool expect_count(Session *s, const Form *f, const CmdArgs *a)

@@ -119,14 +119,12 @@ enum { NODE_CAP_MIN = 10, NODE_CAP_MAX = 5000 };
 
 static bool set_node_cap(Session *s, const char *v)
 {
-	char *e;
-	errno = 0;
-	long n = strtol(v, &e, 10);
-	if (e == v || *e || errno || n < NODE_CAP_MIN || n > NODE_CAP_MAX)
+	int n;
+	if (!repl_parse_int(v, NODE_CAP_MIN, NODE_CAP_MAX, &n))
 		return repl_error(s, "node-cap needs a whole number from %d to "
 				     "%d, not '%s'",
 				  NODE_CAP_MIN, NODE_CAP_MAX, v);
-	s->node_cap = (int)n;
+	s->node_cap = n;
 	return true;
 }
 

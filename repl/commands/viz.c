@@ -144,14 +144,11 @@ static void print_redrawn(Session *s, const Picture *p)
 
 static bool parse_depth(Session *s, const char *w, int *depth)
 {
-	char *end, q[80];
-	errno = 0;
-	long v = strtol(w, &end, 10);
-	if (!*w || *end || errno || v < 0 || v > VIZ_MAX_DEPTH)
+	char q[80];
+	if (!repl_parse_int(w, 0, VIZ_MAX_DEPTH, depth))
 		return repl_error(s,
 				  "invalid depth '%s' (a number from 0 to %d)",
 				  quote(q, sizeof q, w), VIZ_MAX_DEPTH);
-	*depth = (int)v;
 	return true;
 }
 

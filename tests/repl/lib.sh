@@ -1,5 +1,5 @@
-# lib.sh - the start that the tests/repl runners share; they source it
-# with their own arguments, XLA_REPL [CORPUS_DIR].
+# lib.sh - the start that the script tests share (tests/repl, tests/tour);
+# they source it with their own arguments, XLA_REPL [CORPUS_DIR].
 #
 # Sets bin (XLA_REPL as an absolute path, so a runner may cd), here (this
 # directory) and work (a scratch directory, removed on exit).

@@ -6,18 +6,12 @@
 # Usage: run-corpus-blocks.sh XLA_REPL CORPUS_DIR   (exit 77: no corpus)
 set -u
 
-if [ $# -lt 1 ]; then
-	echo "usage: $0 XLA_REPL CORPUS_DIR" >&2
-	exit 2
-fi
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+. "$(dirname "$0")/lib.sh" # bin, here, work
 corpus=${2:-${XR_CORPUS_DIR:-}}
 if [ -z "$corpus" ] || [ ! -d "$corpus" ]; then
 	echo "no corpus directory: skipped"
 	exit 77
 fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 
 # stats_of ARGS...: the stats line and the exit status of one run.
 stats_of() {

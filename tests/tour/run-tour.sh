@@ -9,14 +9,8 @@
 # Usage: run-tour.sh XLA_REPL [CORPUS_DIR]
 set -u
 
-if [ $# -lt 1 ]; then
-	echo "usage: $0 XLA_REPL [CORPUS_DIR]" >&2
-	exit 2
-fi
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-tour=$(cd "$(dirname "$0")/../../scripts/tour" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/../repl/lib.sh" # bin, here, work
+tour=$(cd "$here/../../scripts/tour" && pwd)
 
 pass=0
 fail=0
