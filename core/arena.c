@@ -13,7 +13,67 @@ struct ArenaChunk {
 	_Alignas(16) unsigned char data[];
 };
 
-enum { CHUNK_MIN = 64 * 1024 };
+enum { CHUNK_MIN = 64 * 1024, CHUNK_CLASSES = 11 /* 64 KiB .. 64 MiB */ };
+
+/* Freed chunks of the standard sizes (CHUNK_MIN << k) are kept for the
+ * next arena instead of going back to malloc: a pass pipeline frees and
+ * makes modules of the same size over and over, and fresh large blocks
+ * come from mmap, whose pages fault in one by one. At most CACHE_MAX bytes
+ * are kept, per thread. Sanitizer builds keep none, so that a use after
+ * free stays visible to them. */
+#if defined(__SANITIZE_ADDRESS__)
+#define ARENA_CACHE 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ARENA_CACHE 0
+#endif
+#endif
+#ifndef ARENA_CACHE
+#define ARENA_CACHE 1
+#endif
+
+#define CACHE_MAX ((size_t)96 << 20)
+
+static _Thread_local struct {
+	ArenaChunk *free[CHUNK_CLASSES];
+	size_t bytes;
+} cache;
+
+/* The class of a chunk of sz bytes, or -1 when it is not a standard size. */
+static int chunk_class(size_t sz)
+{
+	for (int k = 0; k < CHUNK_CLASSES; k++)
+		if (sz == (size_t)CHUNK_MIN << k)
+			return k;
+	return -1;
+}
+
+static ArenaChunk *chunk_get(size_t sz)
+{
+	int k = ARENA_CACHE ? chunk_class(sz) : -1;
+	ArenaChunk *c = k >= 0 ? cache.free[k] : NULL;
+	if (c) {
+		cache.free[k] = c->next;
+		cache.bytes -= sz;
+		return c;
+	}
+	c = malloc(sizeof *c + sz);
+	if (c)
+		c->size = sz;
+	return c;
+}
+
+static void chunk_put(ArenaChunk *c)
+{
+	int k = ARENA_CACHE ? chunk_class(c->size) : -1;
+	if (k < 0 || cache.bytes + c->size > CACHE_MAX) {
+		free(c);
+		return;
+	}
+	c->next = cache.free[k];
+	cache.free[k] = c;
+	cache.bytes += c->size;
+}
 
 void arena_init(Arena *a) { memset(a, 0, sizeof *a); }
 
@@ -22,7 +82,7 @@ void arena_free(Arena *a)
 	ArenaChunk *c = a->head;
 	while (c) {
 		ArenaChunk *n = c->next;
-		free(c);
+		chunk_put(c);
 		c = n;
 	}
 	a->head = NULL;
@@ -44,10 +104,9 @@ static void *alloc_raw(Arena *a, size_t n)
 		size_t sz = n > CHUNK_MIN ? n : CHUNK_MIN;
 		if (c && c->size * 2 > sz && c->size < (64u << 20))
 			sz = c->size * 2;
-		c = malloc(sizeof *c + sz);
+		c = chunk_get(sz);
 		if (!c)
 			return NULL;
-		c->size = sz;
 		c->used = 0;
 		c->next = a->head;
 		a->head = c;

@@ -186,6 +186,16 @@ static const char *unique_name(Arena *a, NameMap *map, const char *base)
 	}
 }
 
+void hlo_module_reset_name_hints(HloModule *m)
+{
+	free(m->comp_names.hints);
+	m->comp_names.hints = NULL;
+	for (int i = 0; i < m->ncomps; i++) {
+		free(m->comps[i]->names.hints);
+		m->comps[i]->names.hints = NULL;
+	}
+}
+
 const char *hlo_module_unique_comp_name(HloModule *m, const char *base)
 {
 	return unique_name(&m->arena, &m->comp_names, base);

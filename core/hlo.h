@@ -149,6 +149,8 @@ struct HloInstr {
 	unsigned mark;     /* scratch for graph walks (see hlo_new_mark); any
 			      walk may leave any value: clear a computation's
 			      marks before relying on generations */
+	uint64_t vsig;     /* verify.c: what it looked like when it last
+			      passed the instruction checks (0: never) */
 	bool shape_given;  /* shape was written in the text */
 	bool nested;       /* written as an unnamed operand: add(parameter(0)) */
 };
@@ -199,6 +201,9 @@ HloComp *hlo_module_find_comp(const HloModule *m, const char *name);
 /* A name not used by any computation: base, base.1, base.2, ... */
 const char *hlo_module_unique_comp_name(HloModule *m, const char *base);
 void hlo_module_set_entry(HloModule *m, HloComp *c);
+/* Forgets where the unique-name searches resume (a hint skips names
+ * freed below it): what is named next is named as in a fresh clone. */
+void hlo_module_reset_name_hints(HloModule *m);
 /* Takes a computation out of the module (its memory stays in the arena
  * until the module is freed). Nothing may call it any more. */
 void hlo_module_remove_comp(HloModule *m, HloComp *c);

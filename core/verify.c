@@ -31,6 +31,10 @@ typedef struct V {
 	const HloModule *m;
 	int start; /* d->errors when the run began */
 	Arena tmp; /* inferred shapes and message text; reset now and then */
+	bool changed_only; /* verify_module_changed */
+	/* check_cycles' stacks, reused from one computation to the next */
+	HloInstr **stack;
+	int *next, cap;
 } V;
 
 static bool full(const V *v) { return v->d->errors - v->start >= MAX_ERRORS; }
@@ -686,6 +690,66 @@ static void calls_entry(V *v, const HloInstr *ins)
 		}
 }
 
+/* --- what an instruction's checks depend on -------------------------- */
+
+/* Everything check_instr reads, as one hash: the instruction's opcode,
+ * shape, attributes (their bytes: a value replaced in place changes
+ * them), literal and computation; each operand and its computation and
+ * shape; each called computation with its root and parameters' shapes.
+ * Shapes and attribute values are not changed once an instruction holds
+ * them (a pass makes new ones), and nothing in a module's arena is freed
+ * before the module, so equal pointers are equal contents. */
+static uint64_t mix(uint64_t h, uint64_t x)
+{
+	h = (h ^ x) * 0x9e3779b97f4a7c15u;
+	return h ^ (h >> 29);
+}
+
+static uint64_t mixp(uint64_t h, const void *p)
+{
+	return mix(h, (uint64_t)(uintptr_t)p);
+}
+
+static uint64_t comp_sig(uint64_t h, const HloComp *c)
+{
+	h = mixp(mixp(h, c), c->root);
+	h = mixp(h, c->root ? c->root->shape : NULL);
+	for (int i = 0; i < c->n; i++) {
+		const HloInstr *p = c->instrs[i];
+		if (p->op == HLO_PARAMETER)
+			h = mixp(mix(h, (uint64_t)p->param_no), p->shape);
+	}
+	return mix(h, (uint64_t)c->n);
+}
+
+static uint64_t instr_sig(const V *v, const HloInstr *ins)
+{
+	uint64_t h = mix((uint64_t)ins->op, (uint64_t)ins->nops);
+	h = mixp(mixp(mixp(h, ins->shape), ins->literal), ins->parent);
+	h = mix(mixp(h, ins->attrs), (uint64_t)ins->nattrs);
+	const unsigned char *ab = (const unsigned char *)ins->attrs;
+	size_t nb = sizeof *ins->attrs * (size_t)ins->nattrs;
+	for (size_t i = 0; i + 8 <= nb; i += 8) {
+		uint64_t w;
+		memcpy(&w, ab + i, 8);
+		h = mix(h, w);
+	}
+	for (int i = 0; i < ins->nops; i++) {
+		const HloInstr *o = ins->ops[i];
+		h = mixp(h, o);
+		if (o)
+			h = mixp(mixp(h, o->parent), o->shape);
+	}
+	int nc = hlo_instr_ncalled(ins);
+	if (nc)
+		h = mixp(h, v->m ? v->m->entry : NULL);
+	for (int i = 0; i < nc; i++) {
+		const HloComp *c = hlo_instr_called_at(ins, i);
+		h = c ? comp_sig(h, c) : mix(h, 1);
+	}
+	return h | 1; /* never 0, "never checked" */
+}
+
 static void check_instr(V *v, const HloInstr *ins)
 {
 	if (ins->op <= HLO_INVALID || ins->op >= HLO_OPCODE_COUNT) {
@@ -766,8 +830,22 @@ static void check_cycles(V *v, HloModule *m, HloComp *c)
 	for (int i = 0; i < c->n; i++) /* marks may hold other walks' data */
 		c->instrs[i]->mark = 0;
 	unsigned grey = hlo_new_mark(m), black = hlo_new_mark(m);
-	HloInstr **stack = malloc(sizeof *stack * (size_t)c->n);
-	int *next = malloc(sizeof *next * (size_t)c->n);
+	if (c->n > v->cap) {
+		free(v->stack);
+		free(v->next);
+		v->cap = c->n * 2;
+		v->stack = malloc(sizeof *v->stack * (size_t)v->cap);
+		v->next = malloc(sizeof *v->next * (size_t)v->cap);
+		if (!v->stack || !v->next) {
+			free(v->stack);
+			free(v->next);
+			v->stack = NULL;
+			v->next = NULL;
+			v->cap = 0;
+		}
+	}
+	HloInstr **stack = v->stack;
+	int *next = v->next;
 	for (int s = 0; stack && next && s < c->n; s++) {
 		if (c->instrs[s]->mark == grey || c->instrs[s]->mark == black)
 			continue;
@@ -797,21 +875,47 @@ static void check_cycles(V *v, HloModule *m, HloComp *c)
 			next[top] = 0;
 		}
 	}
-out:
-	free(stack);
-	free(next);
+out:;
 }
 
 static void check_comp(V *v, HloModule *m, HloComp *c)
 {
 	check_root(v, c);
 	check_params(v, c);
-	check_cycles(v, m, c);
-	for (int i = 0; i < c->n && !full(v); i++) {
-		check_instr(v, c->instrs[i]);
-		if (v->tmp.used_total > ((size_t)1 << 20))
-			arena_reset(&v->tmp);
+	/* Which instructions to check: all, or those whose signature
+	 * moved since they last passed (a cycle needs a changed operand,
+	 * so a computation without one keeps its acyclic verdict). */
+	int changed = 0;
+	for (int i = 0; i < c->n; i++) {
+		HloInstr *x = c->instrs[i];
+		uint64_t sig = instr_sig(v, x);
+		x->mark = 0;
+		if (v->changed_only && x->vsig == sig)
+			continue;
+		x->mark = 1; /* check_cycles clears marks again */
+		changed++;
 	}
+	if (!changed)
+		return;
+	/* marks are reused by the cycle walk: keep the list apart */
+	HloInstr **todo = arena_alloc(&v->tmp, sizeof *todo * (size_t)changed);
+	int k = 0;
+	for (int i = 0; todo && i < c->n; i++)
+		if (c->instrs[i]->mark == 1)
+			todo[k++] = c->instrs[i];
+	check_cycles(v, m, c);
+	if (!todo) {
+		err_at(v, c->loc, "out of memory verifying '%s'", c->name);
+		return;
+	}
+	for (int i = 0; i < k && !full(v); i++) {
+		HloInstr *x = todo[i];
+		int before = v->d->errors;
+		check_instr(v, x);
+		x->vsig = v->d->errors == before ? instr_sig(v, x) : 0;
+	}
+	if (v->tmp.used_total > ((size_t)1 << 20))
+		arena_reset(&v->tmp);
 }
 
 static void check_entry(V *v, const HloModule *m)
@@ -834,9 +938,10 @@ static void check_entry(V *v, const HloModule *m)
 		       m->name ? m->name : "");
 }
 
-bool verify_module(HloModule *m, Diag *d, const SrcFile *f)
+static bool verify(HloModule *m, Diag *d, const SrcFile *f, bool changed_only)
 {
-	V v = {.d = d, .f = f, .m = m, .start = d->errors};
+	V v = {.d = d, .f = f, .m = m, .start = d->errors,
+	       .changed_only = changed_only};
 	arena_init(&v.tmp);
 	check_entry(&v, m);
 	for (int i = 0; i < m->ncomps && !full(&v); i++)
@@ -845,7 +950,45 @@ bool verify_module(HloModule *m, Diag *d, const SrcFile *f)
 		diag_report(d, DIAG_NOTE, f, (SrcLoc){0, 0},
 			    "too many errors; stopped after %d", MAX_ERRORS);
 	arena_free(&v.tmp);
+	free(v.stack);
+	free(v.next);
 	return d->errors == v.start;
+}
+
+bool verify_module(HloModule *m, Diag *d, const SrcFile *f)
+{
+	return verify(m, d, f, false);
+}
+
+/* Sanitizer builds (the tests under ASan, the fuzzers) run the whole
+ * verifier after every incremental one that passes and stop at once if
+ * it does not: an instruction changed behind the signature's back. */
+#if defined(__SANITIZE_ADDRESS__)
+#define VERIFY_CROSSCHECK 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define VERIFY_CROSSCHECK 1
+#endif
+#endif
+
+bool verify_module_changed(HloModule *m, Diag *d, const SrcFile *f)
+{
+	bool ok = verify(m, d, f, true);
+#ifdef VERIFY_CROSSCHECK
+	if (ok) {
+		Diag full_d;
+		diag_init(&full_d);
+		if (!verify(m, &full_d, f, false)) {
+			fprintf(stderr,
+				"verify_module_changed passed a module that "
+				"verify_module rejects:\n%s",
+				diag_text(&full_d));
+			abort();
+		}
+		diag_free(&full_d);
+	}
+#endif
+	return ok;
 }
 
 bool verify_instr(HloInstr *ins, Diag *d, const SrcFile *f)

@@ -11,6 +11,13 @@
 /* f is the text the module was parsed from (for carets); may be NULL or
  * carry only a name. Returns true when the module is well formed. */
 bool verify_module(HloModule *m, Diag *d, const SrcFile *f);
+/* verify_module for a module that passed it before and was changed
+ * since (a pass): the instruction checks run again only for instructions
+ * that are new or changed (their operands, shape, attributes, or the
+ * signatures of what they call), the cycle check only in computations
+ * that hold one. Same verdict as verify_module: sanitizer builds check
+ * that by running both. */
+bool verify_module_changed(HloModule *m, Diag *d, const SrcFile *f);
 /* Checks one instruction (shape, operands, attributes). */
 bool verify_instr(HloInstr *ins, Diag *d, const SrcFile *f);
 

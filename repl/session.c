@@ -17,6 +17,7 @@
 
 #include "passes/cost.h"
 #include "passes/fusion.h"
+#include "passes/pass.h"
 #include "parse.h"
 #include "print.h"
 #include "verify.h"
@@ -86,8 +87,7 @@ void repl_session_free(Session *s)
 {
 	fusion_log_free(s->fusion_log);
 	s->fusion_log = NULL;
-	hlo_module_free(s->mod);
-	s->mod = NULL;
+	s->mod = NULL; /* the current step's */
 	free_steps(s, 0, s->nhist);
 	free(s->hist);
 	s->hist = NULL;
@@ -110,36 +110,86 @@ static void prune_inputs(Session *s)
 	}
 }
 
-void repl_set_module(Session *s, HloModule *m)
+/* Makes m (a step's module) current; inputs that no longer fit a
+ * parameter are dropped. */
+static void set_current(Session *s, HloModule *m)
 {
-	if (s->mod != m)
-		hlo_module_free(s->mod);
 	s->mod = m;
 	prune_inputs(s);
 }
 
-/* Room for one more step after the current one: the redo tail goes, and
- * at the cap the oldest step too. Grows the array first, so that running
- * out of memory changes nothing. */
-static bool make_room(Session *s)
+/* Makes the module of hist[i] (none kept) by replaying the passes from
+ * the nearest step before it that kept one. NULL when out of memory. */
+static HloModule *replay(Session *s, int i)
+{
+	int j = i;
+	while (j > 0 && !s->hist[j].mod)
+		j--;
+	assert(s->hist[j].mod); /* hist[0] always keeps its module */
+	HloModule *m = hlo_module_clone(s->hist[j].mod);
+	for (int k = j + 1; m && k <= i; k++) {
+		const HistStep *h = &s->hist[k];
+		Diag d;
+		diag_init(&d);
+		PassCtx cx = {.d = &d,
+			      .fold_max_elems = h->fold_max_elems,
+			      .fusion_off = h->fusion_off};
+		PassResult r;
+		bool ok = h->pass && pass_run(m, h->pass, &cx, &r);
+		if (!ok) {
+			/* Only running out of memory stops a replay: the
+			 * same pass on the same module succeeded before. */
+			if (d.errors)
+				repl_print_diag(s, &d);
+			hlo_module_free(m);
+			m = NULL;
+		}
+		diag_free(&d);
+	}
+	return m;
+}
+
+/* Step i's module, made again and kept when it was not. */
+static HloModule *step_module(Session *s, int i)
+{
+	if (!s->hist[i].mod)
+		s->hist[i].mod = replay(s, i);
+	return s->hist[i].mod;
+}
+
+/* Room for n more steps after the current one: the redo tail goes, and
+ * at the cap the oldest steps too (the new oldest made again first when
+ * it kept no module). Grows the array first, so that running out of
+ * memory changes nothing. */
+static bool make_room(Session *s, int n)
 {
 	int keep = s->nhist ? s->hist_cur + 1 : 0;
-	if (keep < REPL_HISTORY_MAX && keep == s->cap_hist) {
-		int cap = s->cap_hist ? s->cap_hist * 2 : 16;
+	if (keep + n > s->cap_hist) {
+		int cap = s->cap_hist ? s->cap_hist : 16;
+		while (cap < keep + n)
+			cap *= 2;
 		HistStep *h = realloc(s->hist, (size_t)cap * sizeof *h);
 		if (!h)
 			return false;
 		s->hist = h;
 		s->cap_hist = cap;
 	}
+	/* How many of the oldest steps go (never the current one, which
+	 * the new steps start from); the first one kept after them must
+	 * have its module. */
+	int drop = keep + n - REPL_HISTORY_MAX;
+	if (drop > keep - 1)
+		drop = keep - 1;
+	if (drop > 0 && drop < keep && !step_module(s, drop))
+		return false;
 	free_steps(s, keep, s->nhist);
 	s->nhist = keep;
-	if (keep >= REPL_HISTORY_MAX) {
-		free_steps(s, 0, 1);
-		memmove(s->hist, s->hist + 1,
-			(size_t)(keep - 1) * sizeof *s->hist);
-		s->nhist = keep - 1;
-		s->hist_dropped++;
+	if (drop > 0) {
+		free_steps(s, 0, drop);
+		memmove(s->hist, s->hist + drop,
+			(size_t)(keep - drop) * sizeof *s->hist);
+		s->nhist = keep - drop;
+		s->hist_dropped += drop;
 	}
 	return true;
 }
@@ -154,20 +204,46 @@ bool repl_start_module(Session *s, HloModule *m, const char *label)
 	return true;
 }
 
-bool repl_commit_module(Session *s, HloModule *m, const char *label)
+static HistStep *add_step(Session *s, HloModule *m, const char *label)
 {
-	HloModule *snap = hlo_module_clone(m);
-	if (!snap || !make_room(s)) {
-		hlo_module_free(snap);
-		hlo_module_free(m);
-		return repl_error(s, "out of memory");
-	}
 	HistStep *h = &s->hist[s->nhist];
-	h->mod = snap;
+	memset(h, 0, sizeof *h);
+	h->mod = m;
 	h->serial = ++s->next_serial;
 	snprintf(h->label, sizeof h->label, "%s", label);
 	s->hist_cur = s->nhist++;
-	repl_set_module(s, m);
+	return h;
+}
+
+bool repl_commit_module(Session *s, HloModule *m, const char *label)
+{
+	if (!make_room(s, 1)) {
+		hlo_module_free(m);
+		return repl_error(s, "out of memory");
+	}
+	HistStep *h = add_step(s, m, label);
+	h->instrs = hlo_module_instr_count(m);
+	h->kernels = hlo_module_kernels(m);
+	set_current(s, m);
+	return true;
+}
+
+bool repl_commit_passes(Session *s, HloModule *m, const PassStep *v, int n)
+{
+	assert(n > 0);
+	if (!make_room(s, n)) {
+		hlo_module_free(m);
+		return repl_error(s, "out of memory");
+	}
+	for (int i = 0; i < n; i++) {
+		HistStep *h = add_step(s, i == n - 1 ? m : NULL, v[i].label);
+		h->pass = v[i].pass;
+		h->fusion_off = v[i].fusion_off;
+		h->fold_max_elems = v[i].fold_max_elems;
+		h->instrs = v[i].instrs;
+		h->kernels = v[i].kernels;
+	}
+	set_current(s, m);
 	return true;
 }
 
@@ -175,6 +251,19 @@ const HistStep *repl_history_step(const Session *s, int k)
 {
 	int i = k - s->hist_dropped;
 	return i >= 0 && i < s->nhist ? &s->hist[i] : NULL;
+}
+
+const HloModule *repl_history_module(Session *s, int k)
+{
+	int i = k - s->hist_dropped;
+	if (i < 0 || i >= s->nhist) {
+		repl_error(s, "no step %d", k);
+		return NULL;
+	}
+	HloModule *m = step_module(s, i);
+	if (!m)
+		repl_error(s, "out of memory making step %d again", k);
+	return m;
 }
 
 struct FusionLog *repl_fusion_log(const Session *s)
@@ -188,13 +277,11 @@ struct FusionLog *repl_fusion_log(const Session *s)
 
 bool repl_history_goto(Session *s, int k)
 {
-	const HistStep *h = repl_history_step(s, k);
-	assert(h);
-	HloModule *m = hlo_module_clone(h->mod);
+	HloModule *m = (HloModule *)repl_history_module(s, k);
 	if (!m)
-		return repl_error(s, "out of memory");
+		return false;
 	s->hist_cur = k - s->hist_dropped;
-	repl_set_module(s, m);
+	set_current(s, m);
 	return true;
 }
 

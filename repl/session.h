@@ -38,16 +38,37 @@ typedef struct Value {
 	char desc[96]; /* where it came from: "random (seed 3)", "x.npy" */
 } Value;
 
-/* One version of the module in the history: a snapshot the session owns
- * (the current module is always a separate clone of the current step's),
- * and what made it: "load x.hlo", "new", a typed line, "pass cse". */
+/* One version of the module in the history and what made it: "load
+ * x.hlo", "new", a typed line, "pass cse". The current step's module is
+ * the session's current module (s->mod): commands never change a module
+ * in place, they commit a new step. A step a pass made inside a longer
+ * command (a pipeline's passes but the last) keeps no module: it is made
+ * again when needed by replaying its pass on the step before it, and
+ * kept from then on (passes are deterministic; unit.repl_history checks
+ * that the replay is exact). */
+struct Pass;
 typedef struct HistStep {
-	HloModule *mod;
+	HloModule *mod; /* NULL: not kept; see repl_history_module */
+	/* How to make it again: the pass and the options it ran with (NULL
+	 * pass: the module is always kept). */
+	const struct Pass *pass;
+	bool fusion_off;
+	int64_t fold_max_elems;
+	int instrs, kernels; /* its counts, for `history` */
 	char label[80];
 	unsigned long serial; /* unique in the session: a step number is
 				 reused after undo and a new step, this
 				 is not */
 } HistStep;
+
+/* A step made by a pass, for repl_commit_passes. */
+typedef struct PassStep {
+	const struct Pass *pass;
+	const char *label;
+	bool fusion_off;
+	int64_t fold_max_elems;
+	int instrs, kernels; /* the module's counts after the pass */
+} PassStep;
 
 /* Steps kept; older ones are dropped (their numbers are not reused). */
 enum { REPL_HISTORY_MAX = 200 };
@@ -105,25 +126,28 @@ typedef struct Session {
 
 void repl_session_init(Session *s, FILE *out, FILE *err);
 void repl_session_free(Session *s);
-/* Makes m the current module (taking ownership) and frees the old one.
- * Inputs whose parameter no longer exists with the same shape are
- * dropped. */
-void repl_set_module(Session *s, HloModule *m);
 /* Makes m the current module (taking ownership) as a new history step
  * labelled label, dropping the steps that `undo` left for `redo`. On
  * failure (out of memory) m is freed, an error printed and nothing
  * changes. */
 bool repl_commit_module(Session *s, HloModule *m, const char *label);
+/* Commits n steps made from the current one by passes applied one after
+ * another; m (taken) is the last one's module, the others keep none.
+ * On failure m is freed, an error printed and nothing changes. */
+bool repl_commit_passes(Session *s, HloModule *m, const PassStep *v, int n);
 /* repl_commit_module for a module that does not come from the current
  * one (load, new, example, a typed block): what was learnt about the
  * old one (the fusion log) is dropped. */
 bool repl_start_module(Session *s, HloModule *m, const char *label);
-/* Makes history step k (a number as `history` shows it) current: the
- * module becomes a clone of its snapshot. False when out of memory. */
+/* Makes history step k (a number as `history` shows it) current. False
+ * (error printed) when its module cannot be made again (out of memory). */
 bool repl_history_goto(Session *s, int k);
 /* The step numbered k, or NULL when there is none (never was, or
- * dropped). */
+ * dropped). Its mod may be NULL: use repl_history_module. */
 const HistStep *repl_history_step(const Session *s, int k);
+/* The module of step k, made again by replay when it was not kept; NULL
+ * (error printed) when there is no such step or out of memory. */
+const HloModule *repl_history_module(Session *s, int k);
 /* The fusion log when it describes the current step or one before it
  * on the way here (not after an undo past it or a new module); NULL
  * otherwise. */

@@ -896,12 +896,14 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 	if (!z->log || z->failed)
 		return;
 	size_t lc = strlen(comp), lp = strlen(prod), ln = strlen(cons);
-	char *key = malloc(lc + lp + ln + 3);
-	if (!key) {
+	/* "comp prod cons" (names have no blanks); a key kept is freed
+	 * with the map (fz_free_seen) */
+	char stack[256], *key = stack;
+	if (lc + lp + ln + 3 > sizeof stack &&
+	    !(key = arena_alloc(&z->seen_keys, lc + lp + ln + 3))) {
 		z->failed = true;
 		return;
 	}
-	/* "comp prod cons" (names have no blanks) */
 	memcpy(key, comp, lc);
 	key[lc] = ' ';
 	memcpy(key + lc + 1, prod, lp);
@@ -911,26 +913,27 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 	void *at = namemap_get(&z->seen, key);
 	FusionDecision *d;
 	if (at) {
-		/* Considered again (the consumer grew): the last word counts. */
-		free(key);
+		/* Considered again (the consumer grew): the last word counts
+		 * (the old strings stay in the log's arena). */
 		d = &l->d[(intptr_t)at - 1];
-		fusion_decision_free(d);
 	} else {
-		if (!fz_grow((void **)&l->d, &l->cap, l->n + 1, sizeof *l->d) ||
+		if (key == stack)
+			key = arena_strndup(&z->seen_keys, stack,
+					    lc + lp + ln + 2);
+		if (!key ||
+		    !fz_grow((void **)&l->d, &l->cap, l->n + 1, sizeof *l->d) ||
 		    !namemap_put(&z->seen, key, (void *)(intptr_t)(l->n + 1))) {
-			free(key);
 			z->failed = true;
 			return;
 		}
-		/* The key is freed with the map (see free_seen). */
 		d = &l->d[l->n++];
 	}
 	memset(d, 0, sizeof *d);
-	d->producer = fz_dup(prod);
-	d->consumer = fz_dup(cons);
-	d->comp = fz_dup(comp);
-	d->into = fz_dup(into);
-	d->reason = fz_dup(v->reason);
+	d->producer = fz_ldup(l, prod);
+	d->consumer = fz_ldup(l, cons);
+	d->comp = fz_ldup(l, comp);
+	d->into = fz_ldup(l, into);
+	d->reason = fz_ldup(l, v->reason);
 	d->pass = z->pass;
 	d->rule = v->rule;
 	d->fused = v->fused;
@@ -939,12 +942,10 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 		z->failed = true;
 }
 
-void fz_free_seen(NameMap *m)
+void fz_free_seen(Fz *z)
 {
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->slots[i].key && m->slots[i].val)
-			free((char *)m->slots[i].key);
-	namemap_free(m);
+	namemap_free(&z->seen);
+	arena_free(&z->seen_keys);
 }
 
 /* The name a kernel's value goes by in the log: its own, or for a
@@ -993,16 +994,16 @@ static void collect_groups(Fz *z, HloComp *const *comps, int nc)
 			}
 			FusionGroup *g = &l->g[l->ng++];
 			memset(g, 0, sizeof *g);
-			g->name = fz_dup(f->name);
-			g->comp = fz_dup(c->name);
+			g->name = fz_ldup(l, f->name);
+			g->comp = fz_ldup(l, c->name);
 			const char *k = hlo_attr_enum(f, A_KIND);
 			g->kind = k && !strcmp(k, "kInput")    ? "kInput"
 				  : k && !strcmp(k, "kOutput") ? "kOutput"
 				  : k && !strcmp(k, "kLoop")   ? "kLoop"
 							       : "kCustom";
 			g->multi_output = fc->root && fc->root->op == HLO_TUPLE;
-			g->members =
-				calloc((size_t)fc->n + 1, sizeof *g->members);
+			g->members = arena_alloc(
+				&l->a, ((size_t)fc->n + 1) * sizeof *g->members);
 			if (!g->name || !g->comp || !g->members) {
 				z->failed = true;
 				return;
@@ -1012,7 +1013,7 @@ static void collect_groups(Fz *z, HloComp *const *comps, int nc)
 				if (q->op == HLO_PARAMETER ||
 				    (g->multi_output && q == fc->root))
 					continue;
-				g->members[g->nmembers++] = fz_dup(q->name);
+				g->members[g->nmembers++] = fz_ldup(l, q->name);
 			}
 		}
 	}
@@ -1129,7 +1130,7 @@ bool fz_finish(Fz *z, PassCtx *cx, HloComp **comps, int nc)
 	collect_groups(z, comps, nc);
 	if (z->log && !z->failed && !fusion_log_refresh(z->log))
 		z->failed = true;
-	fz_free_seen(&z->seen);
+	fz_free_seen(z);
 	free(z->touched);
 	namemap_free(&z->touched_names);
 	free(comps);
@@ -1250,7 +1251,7 @@ bool fusion_force(HloModule *m, HloInstr *p, HloInstr *c,
 		    !fz_topo_sort(m, fz_fused_comp(f)))
 			z.failed = true;
 	}
-	fz_free_seen(&z.seen);
+	fz_free_seen(&z);
 	free(z.touched);
 	free(z.dropped);
 	namemap_free(&z.touched_names);

@@ -7,12 +7,14 @@
  * XLA's FusionDecision. Names in the log are the instructions' names
  * when the pass ran; instructions keep their names inside fused
  * computations, so they stay valid after fusion. The log owns its
- * strings (malloc), so it outlives the module it describes. */
+ * strings (in an arena of its own), so it outlives the module it
+ * describes. */
 #ifndef XR_FUSION_H
 #define XR_FUSION_H
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arena.h"
 #include "pass.h"
 
 typedef struct FusionDecision {
@@ -39,6 +41,8 @@ typedef struct FusionGroup {
 } FusionGroup;
 
 typedef struct FusionLog {
+	Arena a; /* every string of d and g (decisions replaced or groups
+		    cleared leave theirs until the log is freed) */
 	FusionDecision *d;
 	int n, cap;
 	FusionGroup *g;

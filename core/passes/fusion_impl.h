@@ -38,7 +38,8 @@ typedef struct Verdict {
 typedef struct Fz {
 	HloModule *m;
 	FusionLog *log;
-	NameMap seen; /* "producer consumer" -> decision index + 1 */
+	NameMap seen; /* "comp producer consumer" -> decision index + 1 */
+	Arena seen_keys; /* the keys of seen */
 	const char *pass;
 	bool failed; /* out of memory */
 	int nfused;
@@ -53,6 +54,8 @@ typedef struct Fz {
 
 /* --- the log (fusion_log.c) --- */
 char *fz_dup(const char *s);
+/* A copy of s (NULL: NULL) in the log's arena. */
+char *fz_ldup(FusionLog *l, const char *s);
 bool fz_grow(void **v, int *cap, int need, size_t elem);
 void fz_clear_groups(FusionLog *l);
 
@@ -99,7 +102,7 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 	       const char *into, const Verdict *v);
 void fz_record_pair(Fz *z, const HloInstr *p, const HloInstr *c,
 		    const char *into, const Verdict *v);
-void fz_free_seen(NameMap *m);
+void fz_free_seen(Fz *z);
 /* The computations that run as code (entry, loop bodies, branches). */
 int fz_code_comps(HloModule *m, HloComp ***out);
 /* Re-sorts what the pass touched, rebuilds the log's groups, frees z's

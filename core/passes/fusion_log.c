@@ -1,7 +1,7 @@
 /* fusion_log.c - the fusion passes' decision log: decisions and the
  * fusions made, merged across passes, looked up by `why` and
- * `fusions`. The log owns its strings (malloc), so it outlives the
- * module it describes. */
+ * `fusions`. The log owns its strings (in its arena), so it outlives
+ * the module it describes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +10,15 @@
 
 /* ---- the log -------------------------------------------------------- */
 
-FusionLog *fusion_log_new(void) { return calloc(1, sizeof(FusionLog)); }
+FusionLog *fusion_log_new(void)
+{
+	FusionLog *l = calloc(1, sizeof(FusionLog));
+	if (l)
+		arena_init(&l->a);
+	return l;
+}
 
+/* For a decision made outside a log (fusion_judge, fusion_force). */
 void fusion_decision_free(FusionDecision *d)
 {
 	free(d->producer);
@@ -22,44 +29,34 @@ void fusion_decision_free(FusionDecision *d)
 	memset(d, 0, sizeof *d);
 }
 
-static void group_free(FusionGroup *g)
-{
-	free(g->name);
-	free(g->comp);
-	for (int i = 0; i < g->nmembers; i++)
-		free(g->members[i]);
-	free(g->members);
-}
-
-void fz_clear_groups(FusionLog *l)
-{
-	for (int i = 0; i < l->ng; i++)
-		group_free(&l->g[i]);
-	l->ng = 0;
-}
+void fz_clear_groups(FusionLog *l) { l->ng = 0; }
 
 void fusion_log_free(FusionLog *l)
 {
 	if (!l)
 		return;
-	for (int i = 0; i < l->n; i++)
-		fusion_decision_free(&l->d[i]);
+	arena_free(&l->a);
 	free(l->d);
-	fz_clear_groups(l);
 	free(l->g);
 	free(l);
 }
 
 char *fz_dup(const char *s) { return s ? strdup(s) : NULL; }
 
-static bool copy_decision(FusionDecision *d, const FusionDecision *s)
+char *fz_ldup(FusionLog *l, const char *s)
+{
+	return s ? arena_strdup(&l->a, s) : NULL;
+}
+
+static bool copy_decision(FusionLog *l, FusionDecision *d,
+			  const FusionDecision *s)
 {
 	*d = *s;
-	d->producer = fz_dup(s->producer);
-	d->consumer = fz_dup(s->consumer);
-	d->comp = fz_dup(s->comp);
-	d->into = fz_dup(s->into);
-	d->reason = fz_dup(s->reason);
+	d->producer = fz_ldup(l, s->producer);
+	d->consumer = fz_ldup(l, s->consumer);
+	d->comp = fz_ldup(l, s->comp);
+	d->into = fz_ldup(l, s->into);
+	d->reason = fz_ldup(l, s->reason);
 	return d->producer && d->consumer && d->comp && d->reason &&
 	       (d->into || !s->into);
 }
@@ -79,18 +76,19 @@ bool fz_grow(void **v, int *cap, int need, size_t elem)
 	return true;
 }
 
-static bool copy_group(FusionGroup *d, const FusionGroup *s)
+static bool copy_group(FusionLog *l, FusionGroup *d, const FusionGroup *s)
 {
 	memset(d, 0, sizeof *d);
-	d->name = fz_dup(s->name);
-	d->comp = fz_dup(s->comp);
+	d->name = fz_ldup(l, s->name);
+	d->comp = fz_ldup(l, s->comp);
 	d->kind = s->kind;
 	d->multi_output = s->multi_output;
-	d->members = calloc((size_t)s->nmembers + 1, sizeof *d->members);
+	d->members = arena_alloc(&l->a,
+				 ((size_t)s->nmembers + 1) * sizeof *d->members);
 	if (!d->name || !d->comp || !d->members)
 		return false;
 	for (int i = 0; i < s->nmembers; i++) {
-		if (!(d->members[i] = fz_dup(s->members[i])))
+		if (!(d->members[i] = fz_ldup(l, s->members[i])))
 			return false;
 		d->nmembers++;
 	}
@@ -103,17 +101,15 @@ bool fusion_log_merge(FusionLog *dst, const FusionLog *src)
 		     sizeof *dst->d))
 		return false;
 	for (int i = 0; i < src->n; i++) {
-		if (!copy_decision(&dst->d[dst->n], &src->d[i])) {
-			fusion_decision_free(&dst->d[dst->n]);
+		if (!copy_decision(dst, &dst->d[dst->n], &src->d[i]))
 			return false;
-		}
 		dst->n++;
 	}
 	fz_clear_groups(dst);
 	if (!fz_grow((void **)&dst->g, &dst->capg, src->ng, sizeof *dst->g))
 		return false;
 	for (int i = 0; i < src->ng; i++) {
-		bool ok = copy_group(&dst->g[dst->ng], &src->g[i]);
+		bool ok = copy_group(dst, &dst->g[dst->ng], &src->g[i]);
 		dst->ng++;
 		if (!ok)
 			return false;
@@ -122,52 +118,47 @@ bool fusion_log_merge(FusionLog *dst, const FusionLog *src)
 	return fusion_log_refresh(dst);
 }
 
+/* "comp name" in a (a key for the maps below). */
+static const char *pair_key(Arena *a, const char *comp, const char *name)
+{
+	size_t lc = strlen(comp), ln = strlen(name);
+	char *k = arena_alloc(a, lc + ln + 2);
+	if (k) {
+		memcpy(k, comp, lc);
+		k[lc] = ' ';
+		memcpy(k + lc + 1, name, ln + 1);
+	}
+	return k;
+}
+
 bool fusion_log_refresh(FusionLog *l)
 {
 	/* "comp member" -> group, then each fused decision's consumer. */
 	NameMap by;
 	namemap_init(&by);
-	char **keys = NULL;
-	int nk = 0, capk = 0;
+	Arena keys;
+	arena_init(&keys);
 	bool ok = true;
 	for (int i = 0; i < l->ng && ok; i++) {
 		const FusionGroup *g = &l->g[i];
 		for (int k = 0; k < g->nmembers && ok; k++) {
-			size_t n = strlen(g->comp) + strlen(g->members[k]) + 2;
-			char *key = malloc(n);
-			ok = key && fz_grow((void **)&keys, &capk, nk + 1,
-					    sizeof *keys);
-			if (!ok) {
-				free(key);
-				break;
-			}
-			snprintf(key, n, "%s %s", g->comp, g->members[k]);
-			keys[nk++] = key;
-			ok = namemap_put(&by, key, (void *)g);
+			const char *key = pair_key(&keys, g->comp,
+						   g->members[k]);
+			ok = key && namemap_put(&by, key, (void *)g);
 		}
 	}
 	for (int i = 0; i < l->n && ok; i++) {
 		FusionDecision *d = &l->d[i];
 		if (!d->fused)
 			continue;
-		size_t n = strlen(d->comp) + strlen(d->consumer) + 2;
-		char *key = malloc(n);
-		if (!key) {
-			ok = false;
-			break;
-		}
-		snprintf(key, n, "%s %s", d->comp, d->consumer);
-		const FusionGroup *g = namemap_get(&by, key);
-		free(key);
-		if (g && (!d->into || strcmp(d->into, g->name))) {
-			free(d->into);
-			ok = (d->into = fz_dup(g->name)) != NULL;
-		}
+		const char *key = pair_key(&keys, d->comp, d->consumer);
+		const FusionGroup *g = key ? namemap_get(&by, key) : NULL;
+		ok = key != NULL;
+		if (g && (!d->into || strcmp(d->into, g->name)))
+			ok = (d->into = fz_ldup(l, g->name)) != NULL;
 	}
 	namemap_free(&by);
-	for (int i = 0; i < nk; i++)
-		free(keys[i]);
-	free(keys);
+	arena_free(&keys);
 	return ok;
 }
 

@@ -62,6 +62,11 @@ struct PassResult {
 	int64_t bytes_before, bytes_after; /* bytes moved (cost model) */
 };
 
+/* Runs p on m itself, then verifies. On success r->m is m. On failure
+ * (d says why, as for pass_apply) m may be half rewritten: the caller
+ * must throw it away. A pipeline that keeps its start runs its passes
+ * one after another on one clone this way. */
+bool pass_run(HloModule *m, const Pass *p, PassCtx *cx, PassResult *r);
 /* Runs p on a clone of m, then verifies. On success r->m is the new
  * module (even when nothing changed). On failure r->m is NULL and d says
  * why ("internal error: pass 'cse' broke the module: ..."). */

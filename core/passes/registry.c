@@ -237,7 +237,7 @@ static void report(PassCtx *cx, const char *fmt, const char *name,
 		diag_error(cx->d, NULL, (SrcLoc){0, 0}, fmt, name, msg);
 }
 
-bool pass_apply(const HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
+bool pass_run(HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
 {
 	memset(r, 0, sizeof *r);
 	if (cx->prev && cx->prev->m == m) {
@@ -249,18 +249,17 @@ bool pass_apply(const HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
 		r->kernels_before = hlo_module_kernels(m);
 		r->bytes_before = cost_bytes_moved(m);
 	}
-	HloModule *c = hlo_module_clone(m);
-	if (!c) {
-		report(cx, "pass '%s': %s", p->name, "out of memory");
-		return false;
-	}
+	/* Each pass names what it makes from the same start, whether it
+	 * runs on a fresh clone or after other passes on the same module:
+	 * replaying a pipeline step then gives the same names. */
+	hlo_module_reset_name_hints(m);
 	/* The pass reports into a Diag of its own so that its errors can be
 	 * wrapped in one "internal error" line. */
 	Diag pd, *saved = cx->d;
 	diag_init(&pd);
 	cx->d = &pd;
 	double t0 = now_ms();
-	bool changed = p->run(c, cx);
+	bool changed = p->run(m, cx);
 	r->ms = now_ms() - t0;
 	cx->d = saved;
 	char msg[1024];
@@ -270,21 +269,42 @@ bool pass_apply(const HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
 		report(cx, "internal error: pass '%s' failed: %s", p->name,
 		       msg);
 		ok = false;
-	} else if (!verify_module(c, &pd, NULL)) {
+	} else if (!verify_module_changed(m, &pd, NULL)) {
 		first_message(&pd, msg, sizeof msg);
 		report(cx, "internal error: pass '%s' broke the module: %s",
 		       p->name, msg);
 		ok = false;
 	}
 	diag_free(&pd);
-	if (!ok) {
-		hlo_module_free(c);
+	if (!ok)
+		return false;
+	r->m = m;
+	r->changed = changed;
+	r->instrs_after = hlo_module_instr_count(m);
+	r->kernels_after = hlo_module_kernels(m);
+	r->bytes_after = cost_bytes_moved(m);
+	return true;
+}
+
+bool pass_apply(const HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
+{
+	memset(r, 0, sizeof *r);
+	HloModule *c = hlo_module_clone(m);
+	if (!c) {
+		report(cx, "pass '%s': %s", p->name, "out of memory");
 		return false;
 	}
-	r->m = c;
-	r->changed = changed;
-	r->instrs_after = hlo_module_instr_count(c);
-	r->kernels_after = hlo_module_kernels(c);
-	r->bytes_after = cost_bytes_moved(c);
-	return true;
+	/* The counts before are m's: prev describes m, not the clone. */
+	const PassResult *prev = cx->prev;
+	PassResult keep;
+	if (prev && prev->m == m) {
+		keep = *prev;
+		keep.m = c;
+		cx->prev = &keep;
+	}
+	bool ok = pass_run(c, p, cx, r);
+	cx->prev = prev;
+	if (!ok)
+		hlo_module_free(c);
+	return ok;
 }

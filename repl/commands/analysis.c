@@ -499,10 +499,13 @@ static bool memory_compare(Session *s, const BufferAssignment *now)
 {
 	int cur = s->hist_cur + s->hist_dropped;
 	const HistStep *h = s->nhist ? repl_history_step(s, cur - 1) : NULL;
-	if (!h || !h->mod)
+	if (!h)
 		return true;
+	const HloModule *hm = repl_history_module(s, cur - 1);
+	if (!hm)
+		return false;
 	BufferAssignment before;
-	if (!buffers_assign(h->mod, &before))
+	if (!buffers_assign(hm, &before))
 		return repl_error(s, "out of memory");
 	char p0[32], p1[32];
 	fprintf(s->out,

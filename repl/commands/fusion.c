@@ -69,9 +69,10 @@ static bool judge(Session *s, const char *a, const char *b)
 	const HloModule *cand[2] = {s->mod, NULL};
 	const char *when[2] = {"now", "before the fusion pass"};
 	if (repl_fusion_log(s)) {
-		const HistStep *st =
-			repl_history_step(s, s->fusion_log_base);
-		cand[1] = st ? st->mod : NULL;
+		/* NULL (the error printed) only when out of memory. */
+		if (repl_history_step(s, s->fusion_log_base) &&
+		    !(cand[1] = repl_history_module(s, s->fusion_log_base)))
+			return false;
 	}
 	const HloModule *m = NULL;
 	const char *where = NULL;

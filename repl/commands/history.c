@@ -1,11 +1,13 @@
 /* history.c - commands that step through module versions: passes, pass,
  * pipeline, undo, redo, history, diff.
  *
- * A pass runs through pass_apply (on a clone, verified afterwards), and
- * every application is a history step, even one that changed nothing, so
- * `history` reads as the list of what was done. A command that applies
- * several passes runs them all on the side first and commits them only
- * when every one succeeded: a failing command changes nothing. */
+ * A command that applies passes runs them one after another on one clone
+ * of the current module (pass_run: each verified afterwards) and commits
+ * them only when every one succeeded: a failing command changes nothing.
+ * Every application is a history step, even one that changed nothing, so
+ * `history` reads as the list of what was done; the steps before the
+ * last keep no module of their own but are made again by replay when
+ * asked for (session.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,18 +64,18 @@ static bool unknown_pass(Session *s, const char *name)
 static void free_applied(Applied *v, int n)
 {
 	for (int i = 0; i < n; i++) {
-		hlo_module_free(v[i].r.m);
 		fusion_log_free(v[i].log);
 		sb_free(&v[i].rewrites);
 	}
 	free(v);
 }
 
-/* Runs the passes one after another on the side, each on the previous
- * one's result. False (with the error printed) when one fails. */
-static bool apply_all(Session *s, const Pass **p, int n, Applied *v)
+/* Runs the passes one after another on m, a clone of the current
+ * module. False (with the error printed) when one fails; m is then
+ * spent. */
+static bool apply_all(Session *s, HloModule *m, const Pass **p, int n,
+		      Applied *v)
 {
-	const HloModule *m = s->mod;
 	for (int i = 0; i < n; i++) {
 		Diag d;
 		diag_init(&d);
@@ -90,17 +92,17 @@ static bool apply_all(Session *s, const Pass **p, int n, Applied *v)
 				    .fusion_off = s->fusion_off,
 				    .log = s->pass_log ? &v[i].rewrites : NULL,
 				    .prev = i ? &v[i - 1].r : NULL};
-		bool ok = pass_apply(m, p[i], &v[i].cx, &v[i].r);
+		bool ok = pass_run(m, p[i], &v[i].cx, &v[i].r);
 		v[i].cx.d = NULL;
+		v[i].cx.prev = NULL;
 		repl_print_diag(s, &d);
 		bool said = d.errors > 0;
 		diag_free(&d);
-		if (!ok || !v[i].r.m) {
+		if (!ok) {
 			if (!said)
 				repl_error(s, "pass '%s' failed", p[i]->name);
 			return false;
 		}
-		m = v[i].r.m;
 	}
 	return true;
 }
@@ -132,16 +134,15 @@ static void print_applied(Session *s, Applied *v)
 			lines - PASS_LOG_LINES);
 }
 
-/* After a fusion pass became the current step: its decisions are what
- * `why` and `fusions` answer from. `fusion` starts a new log; the
- * multi-output pass adds to the log of the fusion pass just before it. */
-static void keep_log(Session *s, Applied *v)
+/* After a fusion pass made step `step`: its decisions are what `why` and
+ * `fusions` answer from. `fusion` starts a new log; the multi-output
+ * pass adds to the log of the fusion pass just before it. */
+static void keep_log(Session *s, Applied *v, int step)
 {
 	bool fresh = !strcmp(v->pass->name, "fusion");
 	bool more = !strcmp(v->pass->name, "multi-output-fusion");
 	if (!fresh && !more)
 		return;
-	int step = cmd_current_step(s);
 	if (fresh || !repl_fusion_log(s) || s->fusion_log_step != step - 1) {
 		fusion_log_free(s->fusion_log);
 		s->fusion_log = v->log;
@@ -163,25 +164,42 @@ static bool run_passes(Session *s, const Pass **p, int n, const char *suffix)
 	if (!repl_need_module(s))
 		return false;
 	Applied *v = calloc((size_t)n + 1, sizeof *v);
-	if (!v)
+	PassStep *ps = calloc((size_t)n + 1, sizeof *ps);
+	char(*labels)[80] = calloc((size_t)n + 1, sizeof *labels);
+	HloModule *m = v && ps && labels ? hlo_module_clone(s->mod) : NULL;
+	if (!m) {
+		free(v);
+		free(ps);
+		free(labels);
 		return repl_error(s, "out of memory");
-	if (!apply_all(s, p, n, v)) {
-		free_applied(v, n);
-		return false;
 	}
-	bool ok = true;
-	for (int i = 0; i < n && ok; i++) {
-		char label[80];
-		snprintf(label, sizeof label, "pass %s%s", p[i]->name, suffix);
-		HloModule *m = v[i].r.m;
-		v[i].r.m = NULL;
-		ok = repl_commit_module(s, m, label);
-		if (ok) {
-			keep_log(s, &v[i]);
+	bool ok = apply_all(s, m, p, n, v);
+	if (ok) {
+		for (int i = 0; i < n; i++) {
+			snprintf(labels[i], sizeof labels[i], "pass %s%s",
+				 p[i]->name, suffix);
+			ps[i] = (PassStep){.pass = p[i],
+					   .label = labels[i],
+					   .fusion_off = v[i].cx.fusion_off,
+					   .fold_max_elems =
+						   v[i].cx.fold_max_elems,
+					   .instrs = v[i].r.instrs_after,
+					   .kernels = v[i].r.kernels_after};
+		}
+		int first = cmd_current_step(s) + 1;
+		ok = repl_commit_passes(s, m, ps, n);
+		/* The steps are numbered from first even when the oldest were
+		 * dropped to make room: step numbers are never reused. */
+		for (int i = 0; i < n && ok; i++) {
+			keep_log(s, &v[i], first + i);
 			print_applied(s, &v[i]);
 		}
+	} else {
+		hlo_module_free(m);
 	}
 	free_applied(v, n);
+	free(ps);
+	free(labels);
 	return ok;
 }
 
@@ -271,8 +289,7 @@ static void print_step(Session *s, int k, bool marker)
 {
 	const HistStep *h = repl_history_step(s, k);
 	fprintf(s->out, "%c %3d  %-40s instructions=%d kernels=%d\n",
-		marker ? '*' : ' ', k, h->label, hlo_module_instr_count(h->mod),
-		hlo_module_kernels(h->mod));
+		marker ? '*' : ' ', k, h->label, h->instrs, h->kernels);
 }
 
 static bool move_to(Session *s, int k, const char *verb)
@@ -281,8 +298,7 @@ static bool move_to(Session *s, int k, const char *verb)
 		return false;
 	const HistStep *h = repl_history_step(s, k);
 	fprintf(s->out, "%s: at step %d (%s) instructions=%d kernels=%d\n",
-		verb, k, h->label, hlo_module_instr_count(h->mod),
-		hlo_module_kernels(h->mod));
+		verb, k, h->label, h->instrs, h->kernels);
 	return true;
 }
 
@@ -358,14 +374,18 @@ static void print_text(StrBuf *b, const HloModule *m)
 
 static bool diff_steps(Session *s, int ka, int kb)
 {
+	const HloModule *ma = repl_history_module(s, ka);
+	const HloModule *mb = ma ? repl_history_module(s, kb) : NULL;
+	if (!mb)
+		return false;
 	const HistStep *ha = repl_history_step(s, ka);
 	const HistStep *hb = repl_history_step(s, kb);
 	StrBuf ta, tb, out;
 	sb_init(&ta);
 	sb_init(&tb);
 	sb_init(&out);
-	print_text(&ta, ha->mod);
-	print_text(&tb, hb->mod);
+	print_text(&ta, ma);
+	print_text(&tb, mb);
 	char na[128], nb[128];
 	snprintf(na, sizeof na, "step %d: %s", ka, ha->label);
 	snprintf(nb, sizeof nb, "step %d: %s", kb, hb->label);

@@ -178,8 +178,9 @@ bool cmd_render(Session *s, const CmdArgs *a)
 	}
 	if (a->argc == 3 && !parse_depth(s, a->argv[2], &o.depth))
 		return false;
-	const HistStep *prev = repl_history_step(s, cmd_current_step(s) - 1);
-	o.prev = prev ? prev->mod : NULL;
+	int kp = cmd_current_step(s) - 1;
+	if (repl_history_step(s, kp) && !(o.prev = repl_history_module(s, kp)))
+		return false;
 	Picture p = {.b = s->mod, .o = o};
 	if (!draw_picture(s, &p, path, fmt))
 		return false;
@@ -202,13 +203,17 @@ bool cmd_compare(Session *s, const CmdArgs *a)
 	const char *fmt = picture_format(s, path);
 	if (!fmt)
 		return false;
+	const HloModule *ma = repl_history_module(s, ka);
+	const HloModule *mb = ma ? repl_history_module(s, kb) : NULL;
+	if (!mb)
+		return false;
 	const HistStep *ha = repl_history_step(s, ka);
 	const HistStep *hb = repl_history_step(s, kb);
 	char ta[128], tb[128];
 	snprintf(ta, sizeof ta, "step %d: %s", ka, ha->label);
 	snprintf(tb, sizeof tb, "step %d: %s", kb, hb->label);
-	Picture p = {.a = ha->mod,
-		     .b = hb->mod,
+	Picture p = {.a = ma,
+		     .b = mb,
 		     .ta = ta,
 		     .tb = tb,
 		     .compare = true,
@@ -267,6 +272,13 @@ bool cmd_report(Session *s, const CmdArgs *a)
 		return repl_error(s, "out of memory");
 	}
 	for (int i = 0; i < s->nhist; i++) {
+		/* Every step is drawn: those that kept no module are made
+		 * again. */
+		if (!repl_history_module(s, s->hist_dropped + i)) {
+			free(steps);
+			free(stats);
+			return false;
+		}
 		stats_line(stats[i], sizeof stats[i], s->hist[i].mod);
 		steps[i] =
 			(VizStep){s->hist_dropped + i, s->hist[i].label,
