@@ -164,6 +164,28 @@ static NameHint *name_hint(NameMap *map, const char *stem, size_t n)
 	return t;
 }
 
+char *hlo_numbered_name(char *buf, size_t cap, const char *stem, size_t n,
+			long long k)
+{
+	char digits[24];
+	int nd = 0;
+	unsigned long long u = k < 0 ? 0ull - (unsigned long long)k
+				     : (unsigned long long)k;
+	do
+		digits[nd++] = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (k < 0)
+		digits[nd++] = '-';
+	if (cap == 0)
+		return buf;
+	size_t o = n < cap - 1 ? n : cap - 1;
+	memcpy(buf, stem, o);
+	while (nd > 0 && o < cap - 1)
+		buf[o++] = digits[--nd];
+	buf[o] = 0;
+	return buf;
+}
+
 static const char *unique_name(Arena *a, NameMap *map, const char *base)
 {
 	if (!namemap_get(map, base))
@@ -172,12 +194,14 @@ static const char *unique_name(Arena *a, NameMap *map, const char *base)
 	const char *dot = strrchr(base, '.');
 	if (dot && dot[1] && strspn(dot + 1, "0123456789") == strlen(dot + 1))
 		n = (size_t)(dot - base);
-	char buf[256];
+	char buf[256], stem[204];
 	if (n > 200)
 		n = 200;
+	memcpy(stem, base, n);
+	stem[n] = '.';
 	NameHint *t = name_hint(map, base, n);
 	for (long i = t ? t->next : 1;; i++) {
-		snprintf(buf, sizeof buf, "%.*s.%ld", (int)n, base, i);
+		hlo_numbered_name(buf, sizeof buf, stem, n + 1, i);
 		if (!namemap_get(map, buf)) {
 			if (t)
 				t->next = i + 1;

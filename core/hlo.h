@@ -243,6 +243,11 @@ void hlo_instr_unlink(HloInstr *ins);
  * one removal at a time would have left. Linear in c's size and uses. */
 void hlo_comp_sweep(HloComp *c);
 bool hlo_instr_rename(HloInstr *ins, const char *name);
+/* buf = stem (its first n bytes), then k in decimal: "param_" 3 ->
+ * "param_3"; cut short to fit cap. What passes name things with, many
+ * thousand times a pass, without printf. Returns buf. */
+char *hlo_numbered_name(char *buf, size_t cap, const char *stem, size_t n,
+			long long k);
 HloInstr *hlo_comp_param(const HloComp *c, int64_t number);
 int hlo_comp_param_count(const HloComp *c);
 

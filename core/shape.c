@@ -220,7 +220,7 @@ int64_t shape_elements(const Shape *s)
 	return s->elems_cache - 2;
 }
 
-int64_t shape_bytes(const Shape *s)
+static int64_t count_bytes(const Shape *s)
 {
 	if (s->type == DT_TUPLE) {
 		int64_t total = 0;
@@ -236,6 +236,13 @@ int64_t shape_bytes(const Shape *s)
 	if (n < 0)
 		return -1;
 	return n * dtype_bytes(s->type);
+}
+
+int64_t shape_bytes(const Shape *s)
+{
+	if (!s->bytes_cache)
+		((Shape *)s)->bytes_cache = count_bytes(s) + 2;
+	return s->bytes_cache - 2;
 }
 
 bool layout_valid(const Layout *l, int rank)

@@ -41,6 +41,7 @@ struct Shape {
 	 * changed once an instruction holds it, so the count stays true;
 	 * shape_clone copies it with the dims. */
 	int64_t elems_cache;
+	int64_t bytes_cache; /* shape_bytes + 2 the same way */
 };
 
 Shape *shape_array(Arena *a, Dtype t, int rank, const int64_t *dims);
