@@ -991,6 +991,26 @@ bool verify_module_changed(HloModule *m, Diag *d, const SrcFile *f)
 	return ok;
 }
 
+void verify_inherit(HloModule *dst, const HloModule *src)
+{
+	V vs = {.m = src}, vd = {.m = dst};
+	if (dst->ncomps != src->ncomps)
+		return;
+	for (int i = 0; i < src->ncomps; i++) {
+		const HloComp *cs = src->comps[i];
+		HloComp *cd = dst->comps[i];
+		if (cs->n != cd->n)
+			return;
+		for (int k = 0; k < cs->n; k++) {
+			const HloInstr *s = cs->instrs[k];
+			HloInstr *d = cd->instrs[k];
+			if (s->vsig && s->op == d->op &&
+			    s->vsig == instr_sig(&vs, s))
+				d->vsig = instr_sig(&vd, d);
+		}
+	}
+}
+
 bool verify_instr(HloInstr *ins, Diag *d, const SrcFile *f)
 {
 	V v = {.d = d, .f = f, .start = d->errors};

@@ -18,6 +18,10 @@ bool verify_module(HloModule *m, Diag *d, const SrcFile *f);
  * that hold one. Same verdict as verify_module: sanitizer builds check
  * that by running both. */
 bool verify_module_changed(HloModule *m, Diag *d, const SrcFile *f);
+/* dst is a fresh clone of src (hlo_module_clone): what src's
+ * instructions passed, dst's pass too, so verify_module_changed need not
+ * check them again after a pass on dst. */
+void verify_inherit(HloModule *dst, const HloModule *src);
 /* Checks one instruction (shape, operands, attributes). */
 bool verify_instr(HloInstr *ins, Diag *d, const SrcFile *f);
 

@@ -126,7 +126,7 @@ static HloModule *replay(Session *s, int i)
 	while (j > 0 && !s->hist[j].mod)
 		j--;
 	assert(s->hist[j].mod); /* hist[0] always keeps its module */
-	HloModule *m = hlo_module_clone(s->hist[j].mod);
+	HloModule *m = pass_clone(s->hist[j].mod);
 	for (int k = j + 1; m && k <= i; k++) {
 		const HistStep *h = &s->hist[k];
 		Diag d;

@@ -68,6 +68,11 @@ const FusionRule *fusion_rules(int *n)
 /* The rule's static name (so decisions can compare pointers). */
 const char *fz_rule(const char *name)
 {
+	/* Callers name rules by literals, which the linker usually merges
+	 * with the table's: try the pointers first. */
+	for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
+		if (rules[i].name == name)
+			return name;
 	for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
 		if (!strcmp(rules[i].name, name))
 			return rules[i].name;
@@ -223,6 +228,23 @@ Group fz_group_of(const HloInstr *x)
 	}
 	for (int i = 0; i < fc->n; i++)
 		scan_one(fc->instrs[i], &g);
+	return g;
+}
+
+Group fz_group(GroupCache *gc, const HloInstr *x)
+{
+	HloComp *fc = fz_fused_comp(x);
+	if (!gc || !fc || !fc->n)
+		return fz_group_of(x);
+	size_t h = ((uintptr_t)fc >> 4) % GROUP_CACHE;
+	const HloInstr *last = fc->instrs[fc->n - 1];
+	if (gc->e[h].fc == fc && gc->e[h].n == fc->n && gc->e[h].last == last)
+		return gc->e[h].g;
+	Group g = fz_group_of(x);
+	gc->e[h].fc = fc;
+	gc->e[h].n = fc->n;
+	gc->e[h].last = last;
+	gc->e[h].g = g;
 	return g;
 }
 
@@ -446,7 +468,8 @@ static int64_t bytes_saved(const HloInstr *p, const HloInstr *c,
 	return before - after;
 }
 
-static bool decide(const HloInstr *p, const HloInstr *c, bool off, Verdict *v)
+static bool decide(GroupCache *gcache, const HloInstr *p, const HloInstr *c,
+		   bool off, Verdict *v)
 {
 	memset(v, 0, sizeof *v);
 	char b1[64], b2[64];
@@ -468,7 +491,7 @@ static bool decide(const HloInstr *p, const HloInstr *c, bool off, Verdict *v)
 	if (c->op == HLO_BITCAST)
 		return fz_say(v, false, "consumer-is-bitcast",
 			      "not fusing into a single bitcast as consumer");
-	Group gp = fz_group_of(p), gc = fz_group_of(c);
+	Group gp = fz_group(gcache, p), gc = fz_group(gcache, c);
 	const HloInstr *in[16];
 	int nin = inner_users(p, c, in, 16);
 	for (int i = 0; i < nin; i++)
@@ -1125,7 +1148,7 @@ static HloInstr *fuse_consumer(Fz *z, HloInstr *c, bool off)
 			if (fz_among(c->ops, i, p))
 				continue;
 			Verdict v;
-			if (!decide(p, c, off, &v)) {
+			if (!decide(z->groups, p, c, off, &v)) {
 				fz_record_pair(z, p, c, NULL, &v);
 				continue;
 			}
@@ -1183,6 +1206,7 @@ bool fz_finish(Fz *z, PassCtx *cx, HloComp **comps, int nc)
 	if (z->log && !z->failed && !fusion_log_refresh(z->log))
 		z->failed = true;
 	fz_free_seen(z);
+	free(z->groups);
 	free(z->touched);
 	namemap_free(&z->touched_names);
 	free(comps);
@@ -1194,7 +1218,8 @@ bool fz_finish(Fz *z, PassCtx *cx, HloComp **comps, int nc)
 
 bool pass_fusion(HloModule *m, PassCtx *cx)
 {
-	Fz z = {.m = m, .log = cx->fusion_log, .pass = "fusion"};
+	Fz z = {.m = m, .log = cx->fusion_log, .pass = "fusion",
+		.groups = calloc(1, sizeof(GroupCache))};
 	namemap_init(&z.seen);
 	namemap_init(&z.touched_names);
 	if (z.log)
@@ -1276,7 +1301,7 @@ void fusion_judge(const HloModule *m, const HloInstr *p, const HloInstr *c,
 			       "producer with an instruction that reads it",
 			       c->name, p->name);
 	} else {
-		decide(p, c, fusion_off, &v);
+		decide(NULL, p, c, fusion_off, &v);
 	}
 	to_decision(out, p, c, &v);
 }

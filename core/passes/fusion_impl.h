@@ -26,6 +26,19 @@ typedef struct Group {
 			       broadcasts: a possible epilogue */
 } Group;
 
+/* What fz_group_of found in fused computations, while they stay as they
+ * were (same instruction count and last instruction: a pass only
+ * appends to them or drops from them). Direct-mapped by address. */
+enum { GROUP_CACHE = 512 };
+typedef struct GroupCache {
+	struct {
+		const HloComp *fc;
+		int n;
+		const HloInstr *last;
+		Group g;
+	} e[GROUP_CACHE];
+} GroupCache;
+
 typedef struct Verdict {
 	bool fused;
 	const char *rule;
@@ -48,6 +61,7 @@ typedef struct Fz {
 	NameMap touched_names; /* computation name -> touched */
 	HloComp **dropped;     /* computations to take out at the end */
 	int ndropped, cap_dropped;
+	GroupCache *groups; /* NULL: no cache (out of memory) */
 	/* Suffixes for new names (see fresh_name). */
 	int next_fusion, next_comp, next_gte;
 } Fz;
@@ -66,6 +80,8 @@ HloComp *fz_fused_comp(const HloInstr *f);
 /* Why x cannot be part of a fusion ("a parameter"), or NULL. */
 const char *fz_unfusible(const HloInstr *x);
 Group fz_group_of(const HloInstr *x);
+/* fz_group_of through a cache (gc may be NULL: none). */
+Group fz_group(GroupCache *gc, const HloInstr *x);
 FKind fz_kind_from(const Group *g);
 int64_t fz_bytes_of(const HloInstr *x);
 bool fz_among(HloInstr *const *list, int n, const HloInstr *v);

@@ -423,14 +423,14 @@ static bool siblings_of(Fz *z, HloInstr *o, Order *ord)
  * extra output of c. */
 static bool producer_mof(Fz *z, HloInstr *p, Order *ord)
 {
-	if (p->nusers < 2 || mof_unfit(p) || fz_group_of(p).nreduce ||
-	    fz_group_of(p).ndot)
+	if (p->nusers < 2 || mof_unfit(p) || fz_group(z->groups, p).nreduce ||
+	    fz_group(z->groups, p).ndot)
 		return false;
 	for (int i = 0; i < p->nusers; i++) {
 		HloInstr *cons = p->users[i];
 		if (mof_unfit(cons) || cons->op != HLO_FUSION)
 			continue;
-		Group gc = fz_group_of(cons);
+		Group gc = fz_group(z->groups, cons);
 		if (!gc.nreduce)
 			continue; /* the case that pays: a reduction's input */
 		Verdict v = {0};
@@ -551,7 +551,8 @@ static void mof_comp(Fz *z, HloComp *c)
 
 bool pass_multi_output_fusion(HloModule *m, PassCtx *cx)
 {
-	Fz z = {.m = m, .log = cx->fusion_log, .pass = "multi-output-fusion"};
+	Fz z = {.m = m, .log = cx->fusion_log, .pass = "multi-output-fusion",
+		.groups = calloc(1, sizeof(GroupCache))};
 	namemap_init(&z.seen);
 	namemap_init(&z.touched_names);
 	HloComp **comps;

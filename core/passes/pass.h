@@ -67,6 +67,9 @@ struct PassResult {
  * must throw it away. A pipeline that keeps its start runs its passes
  * one after another on one clone this way. */
 bool pass_run(HloModule *m, const Pass *p, PassCtx *cx, PassResult *r);
+/* A clone of m to run passes on: its instructions that m's verification
+ * passed need not be checked again after the first pass. */
+HloModule *pass_clone(const HloModule *m);
 /* Runs p on a clone of m, then verifies. On success r->m is the new
  * module (even when nothing changed). On failure r->m is NULL and d says
  * why ("internal error: pass 'cse' broke the module: ..."). */

@@ -237,6 +237,14 @@ static void report(PassCtx *cx, const char *fmt, const char *name,
 		diag_error(cx->d, NULL, (SrcLoc){0, 0}, fmt, name, msg);
 }
 
+HloModule *pass_clone(const HloModule *m)
+{
+	HloModule *c = hlo_module_clone(m);
+	if (c)
+		verify_inherit(c, m);
+	return c;
+}
+
 bool pass_run(HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
 {
 	memset(r, 0, sizeof *r);
@@ -289,7 +297,7 @@ bool pass_run(HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
 bool pass_apply(const HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
 {
 	memset(r, 0, sizeof *r);
-	HloModule *c = hlo_module_clone(m);
+	HloModule *c = pass_clone(m);
 	if (!c) {
 		report(cx, "pass '%s': %s", p->name, "out of memory");
 		return false;

@@ -166,7 +166,7 @@ static bool run_passes(Session *s, const Pass **p, int n, const char *suffix)
 	Applied *v = calloc((size_t)n + 1, sizeof *v);
 	PassStep *ps = calloc((size_t)n + 1, sizeof *ps);
 	char(*labels)[80] = calloc((size_t)n + 1, sizeof *labels);
-	HloModule *m = v && ps && labels ? hlo_module_clone(s->mod) : NULL;
+	HloModule *m = v && ps && labels ? pass_clone(s->mod) : NULL;
 	if (!m) {
 		free(v);
 		free(ps);

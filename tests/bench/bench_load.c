@@ -180,7 +180,7 @@ static double pipeline_once(const HloModule *m, double *pass_ns, double *own_ns)
 	int n;
 	const char *const *steps = pipeline_find("default", &n);
 	double t0 = now_ns();
-	HloModule *cur = hlo_module_clone(m);
+	HloModule *cur = pass_clone(m);
 	if (!cur) {
 		fprintf(stderr, "bench: out of memory\n");
 		return -1;
@@ -233,10 +233,14 @@ static bool run_pipeline(const char *text, size_t len, int runs, Result *r)
 	SrcFile src = {.name = "<bench>", .text = text, .len = len};
 	Diag d;
 	diag_init(&d);
+	/* Verified, as `load` leaves it. */
 	HloModule *m = parse_module(&src, &d, NULL);
+	bool ok = m && verify_module(m, &d, &src);
 	diag_free(&d);
-	if (!m)
+	if (!ok) {
+		hlo_module_free(m);
 		return false;
+	}
 	r->count = hlo_module_instr_count(m);
 	int np;
 	const char *const *steps = pipeline_find("default", &np);
