@@ -32,6 +32,7 @@ typedef struct V {
 	int start; /* d->errors when the run began */
 	Arena tmp; /* inferred shapes and message text; reset now and then */
 	bool changed_only; /* verify_module_changed */
+	int checked;       /* instructions the checks ran on */
 	/* check_cycles' stacks, reused from one computation to the next */
 	HloInstr **stack;
 	int *next, cap;
@@ -895,6 +896,7 @@ static void check_comp(V *v, HloModule *m, HloComp *c)
 		x->mark = 1; /* check_cycles clears marks again */
 		changed++;
 	}
+	v->checked += changed;
 	if (!changed)
 		return;
 	/* marks are reused by the cycle walk: keep the list apart */
@@ -938,7 +940,8 @@ static void check_entry(V *v, const HloModule *m)
 		       m->name ? m->name : "");
 }
 
-static bool verify(HloModule *m, Diag *d, const SrcFile *f, bool changed_only)
+static bool verify(HloModule *m, Diag *d, const SrcFile *f, bool changed_only,
+		   int *checked)
 {
 	V v = {.d = d, .f = f, .m = m, .start = d->errors,
 	       .changed_only = changed_only};
@@ -952,12 +955,14 @@ static bool verify(HloModule *m, Diag *d, const SrcFile *f, bool changed_only)
 	arena_free(&v.tmp);
 	free(v.stack);
 	free(v.next);
+	if (checked)
+		*checked = v.checked;
 	return d->errors == v.start;
 }
 
 bool verify_module(HloModule *m, Diag *d, const SrcFile *f)
 {
-	return verify(m, d, f, false);
+	return verify(m, d, f, false, NULL);
 }
 
 /* Sanitizer builds (the tests under ASan, the fuzzers) run the whole
@@ -971,14 +976,15 @@ bool verify_module(HloModule *m, Diag *d, const SrcFile *f)
 #endif
 #endif
 
-bool verify_module_changed(HloModule *m, Diag *d, const SrcFile *f)
+bool verify_module_changed(HloModule *m, Diag *d, const SrcFile *f,
+			   int *checked)
 {
-	bool ok = verify(m, d, f, true);
+	bool ok = verify(m, d, f, true, checked);
 #ifdef VERIFY_CROSSCHECK
 	if (ok) {
 		Diag full_d;
 		diag_init(&full_d);
-		if (!verify(m, &full_d, f, false)) {
+		if (!verify(m, &full_d, f, false, NULL)) {
 			fprintf(stderr,
 				"verify_module_changed passed a module that "
 				"verify_module rejects:\n%s",

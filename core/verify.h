@@ -16,8 +16,10 @@ bool verify_module(HloModule *m, Diag *d, const SrcFile *f);
  * that are new or changed (their operands, shape, attributes, or the
  * signatures of what they call), the cycle check only in computations
  * that hold one. Same verdict as verify_module: sanitizer builds check
- * that by running both. */
-bool verify_module_changed(HloModule *m, Diag *d, const SrcFile *f);
+ * that by running both. *checked (may be NULL) gets how many
+ * instructions were new or changed. */
+bool verify_module_changed(HloModule *m, Diag *d, const SrcFile *f,
+			   int *checked);
 /* dst is a fresh clone of src (hlo_module_clone): what src's
  * instructions passed, dst's pass too, so verify_module_changed need not
  * check them again after a pass on dst. */
