@@ -2,11 +2,14 @@
  *
  * Each input that parses and verifies (and is small: at most 256
  * instructions, 1 MiB of arrays) goes through every registered pass on
- * its own and then through the default pipeline, each by pass_apply,
- * which verifies the result: a pass that fails or breaks the module
- * aborts (pass_apply's "internal error"), as do crashes, sanitizer
- * reports and leaks. When the module is tiny and free of loops and
- * opaque ops, the interpreter's result before and after the pipeline
+ * its own (pass_apply) and then through the default pipeline as
+ * `pipeline` runs it (one clone, pass_run pass after pass), each
+ * verified: a pass that fails or breaks the module aborts ("internal
+ * error"), as do crashes, sanitizer reports (the incremental verifier is
+ * checked against the whole one there) and leaks. The pipeline run again
+ * a pass at a time on fresh clones must print the same module (what the
+ * history's replay relies on). When the module is tiny and free of loops
+ * and opaque ops, the interpreter's result before and after the pipeline
  * must also agree (default tolerance per element type).
  *
  * Build and run: `make fuzz-passes` (clang, -fsanitize=fuzzer,address,
@@ -24,6 +27,7 @@
 #include "interp.h"
 #include "parse.h"
 #include "passes/pass.h"
+#include "print.h"
 #include "verify.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -84,6 +88,26 @@ static void apply(HloModule **cur, const Pass *p, const char *text)
 	*cur = r.m;
 }
 
+/* Runs p on cur in place; aborts when the pass fails. */
+static void run_in_place(HloModule *cur, const Pass *p, const char *text)
+{
+	Diag d;
+	diag_init(&d);
+	PassCtx cx = {.d = &d, .fold_max_elems = 1 << 12};
+	PassResult r;
+	if (!pass_run(cur, p, &cx, &r))
+		fail(p->name, text, diag_text(&d));
+	diag_free(&d);
+}
+
+static char *printed(const HloModule *m)
+{
+	StrBuf b;
+	sb_init(&b);
+	print_module(&b, m, &print_opts_default);
+	return sb_take(&b);
+}
+
 static Literal *run(const HloModule *m, Arena *a)
 {
 	int np = hlo_comp_param_count(m->entry);
@@ -139,9 +163,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	Literal *want = numeric ? run(m, &a) : NULL;
 	int ns;
 	const char *const *steps = pipeline_find("default", &ns);
-	HloModule *cur = hlo_module_clone(m);
+	HloModule *cur = pass_clone(m), *each = hlo_module_clone(m);
 	for (int i = 0; cur && i < ns; i++)
-		apply(&cur, pass_find(steps[i]), text);
+		run_in_place(cur, pass_find(steps[i]), text);
+	for (int i = 0; each && i < ns; i++)
+		apply(&each, pass_find(steps[i]), text);
+	if (cur && each) {
+		char *a1 = printed(cur), *a2 = printed(each);
+		if (a1 && a2 && strcmp(a1, a2))
+			fail("the pipeline in place and a pass at a time on "
+			     "clones differ",
+			     text, a1);
+		free(a1);
+		free(a2);
+	}
+	hlo_module_free(each);
 	if (want && cur) {
 		Literal *got = run(cur, &a);
 		CompareResult cr;
