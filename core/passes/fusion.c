@@ -382,19 +382,48 @@ bool fz_say(Verdict *v, bool fused, const char *r, const char *fmt, ...)
 	return fused;
 }
 
+/* "512 bytes", "16.0 KiB", "-1.5 MiB": what printf's "%.1f" makes of
+ * |b| / 1024^i, computed in integers (printf of a double costs more than
+ * the decision it describes; this runs for most of them). */
 const char *fz_human(char *buf, size_t cap, int64_t b)
 {
 	static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-	double x = (double)(b < 0 ? -b : b);
+	uint64_t u = b < 0 ? 0ull - (uint64_t)b : (uint64_t)b;
 	int i = 0;
-	while (x >= 1024 && i < 4) {
-		x /= 1024;
+	while (i < 4 && u >> (10 * (i + 1)))
 		i++;
-	}
-	if (i == 0)
-		snprintf(buf, cap, "%lld bytes", (long long)b);
-	else
+	if (i == 0 || u > ((uint64_t)1 << 59)) {
+		if (i == 0) {
+			snprintf(buf, cap, "%lld bytes", (long long)b);
+			return buf;
+		}
+		double x = (double)u;
+		for (int k = 0; k < i; k++)
+			x /= 1024;
 		snprintf(buf, cap, "%s%.1f %s", b < 0 ? "-" : "", x, unit[i]);
+		return buf;
+	}
+	/* tenths = |b| * 10 / 2^(10 i), to nearest, ties to even (the
+	 * quotient is exact in binary, so this is printf's rounding) */
+	int sh = 10 * i;
+	uint64_t t = u * 10, q = t >> sh, r = t & (((uint64_t)1 << sh) - 1),
+		 half = (uint64_t)1 << (sh - 1);
+	if (r > half || (r == half && (q & 1)))
+		q++;
+	char num[48];
+	hlo_numbered_name(num, sizeof num, b < 0 ? "-" : "", b < 0,
+			  (long long)(q / 10));
+	size_t n = strlen(num);
+	num[n++] = '.';
+	num[n++] = (char)('0' + q % 10);
+	num[n++] = ' ';
+	size_t lu = strlen(unit[i]);
+	memcpy(num + n, unit[i], lu + 1);
+	if (cap) {
+		size_t k = n + lu < cap - 1 ? n + lu : cap - 1;
+		memcpy(buf, num, k);
+		buf[k] = 0;
+	}
 	return buf;
 }
 

@@ -8,6 +8,7 @@
 
 #include "compare.h"
 #include "passes/fusion.h"
+#include "passes/fusion_impl.h"
 
 /* Applies pass name to m (freed), with log l; returns the new module. */
 static HloModule *apply(HloModule *m, const char *name, FusionLog *l)
@@ -369,10 +370,57 @@ static void test_corpus(void **state)
 	assert_true(n.loaded > 300);
 }
 
+/* The sentences' byte figures are printf's "%.1f" of the scaled value,
+ * made in integers: the same text for edge cases (ties round to even,
+ * unit boundaries, negatives) and a spread of values. */
+static void test_human_bytes_match_printf(void **state)
+{
+	(void)state;
+	static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+	int64_t v[4000];
+	int n = 0;
+	int64_t edge[] = {0,	1,    1023,	 1024,	    1075,      1076,
+			  1126, 1127, 1048575,	 1048576,   (1 << 20) + 52428,
+			  (1 << 20) + 52429, 16384, 131072, 1073741824LL,
+			  ((int64_t)1 << 40) * 3 + 12345,
+			  ((int64_t)1 << 59) + 1};
+	for (size_t i = 0; i < sizeof edge / sizeof *edge; i++) {
+		v[n++] = edge[i];
+		v[n++] = -edge[i];
+	}
+	uint64_t x = 88172645463325252ull;
+	while (n < 4000) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		v[n++] = (int64_t)(x >> (x % 50 + 4)) * (x & 1 ? 1 : -1);
+	}
+	for (int k = 0; k < n; k++) {
+		int64_t b = v[k];
+		char want[64], got[64];
+		double d = (double)(b < 0 ? -b : b);
+		int i = 0;
+		while (d >= 1024 && i < 4) {
+			d /= 1024;
+			i++;
+		}
+		if (i == 0)
+			snprintf(want, sizeof want, "%lld bytes", (long long)b);
+		else
+			snprintf(want, sizeof want, "%s%.1f %s",
+				 b < 0 ? "-" : "", d, unit[i]);
+		fz_human(got, sizeof got, b);
+		if (strcmp(want, got))
+			fail_msg("%lld: printf says '%s', fz_human '%s'",
+				 (long long)b, want, got);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kernel_counts),
+		cmocka_unit_test(test_human_bytes_match_printf),
 		cmocka_unit_test(test_vocabulary),
 		cmocka_unit_test(test_every_rule_has_a_golden_test),
 		cmocka_unit_test(test_log),
