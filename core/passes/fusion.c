@@ -89,7 +89,7 @@ HloComp *fz_fused_comp(const HloInstr *f)
 }
 
 /* Why x cannot be part of a fusion ("a parameter"), or NULL. */
-const char *fz_unfusible(const HloInstr *x)
+const char *fz_unfusible(GroupCache *gc, const HloInstr *x)
 {
 	unsigned fl = hlo_opcode_flags(x->op);
 	if (fl & (XF_SIDE | XF_ASYNC))
@@ -119,7 +119,7 @@ const char *fz_unfusible(const HloInstr *x)
 			return "a custom fusion";
 		if (fc->root->op == HLO_TUPLE)
 			return "a multi-output fusion";
-		if (hlo_comp_param_count(fc) != x->nops)
+		if (fz_group(gc, x).nparams != x->nops)
 			return "a fusion passing operands its computation "
 			       "does not read";
 		return NULL;
@@ -204,8 +204,10 @@ static bool expensive(const HloInstr *x)
 
 static void scan_one(const HloInstr *x, Group *g)
 {
-	if (x->op == HLO_PARAMETER)
+	if (x->op == HLO_PARAMETER) {
+		g->nparams++;
 		return;
+	}
 	g->ninstrs++;
 	if (x->op == HLO_REDUCE)
 		g->nreduce++;
@@ -503,10 +505,10 @@ static bool decide(GroupCache *gcache, const HloInstr *p, const HloInstr *c,
 	memset(v, 0, sizeof *v);
 	char b1[64], b2[64];
 	const char *why;
-	if ((why = fz_unfusible(c)))
+	if ((why = fz_unfusible(gcache, c)))
 		return fz_say(v, false, "consumer-not-fusible",
 			      "the consumer is not fusible: it is %s", why);
-	if ((why = fz_unfusible(p)))
+	if ((why = fz_unfusible(gcache, p)))
 		return fz_say(v, false, "producer-not-fusible",
 			      "the producer is not fusible: it is %s", why);
 	/* From here on fusing is possible: what it would save counts. */

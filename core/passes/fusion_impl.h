@@ -20,6 +20,7 @@ typedef enum { FK_NONE, FK_LOOP, FK_INPUT, FK_OUTPUT } FKind;
  * a fusion instruction. */
 typedef struct Group {
 	int ninstrs;        /* fused instructions, parameters not counted */
+	int nparams;        /* parameters of a fused computation */
 	int nreduce, ndot;  /* reduce; dot or convolution */
 	const char *costly; /* the first expensive opcode, or NULL */
 	bool elementwise;   /* only elementwise ops, scalar constants and
@@ -78,7 +79,7 @@ void fz_clear_groups(FusionLog *l);
 const char *fz_rule(const char *name);
 HloComp *fz_fused_comp(const HloInstr *f);
 /* Why x cannot be part of a fusion ("a parameter"), or NULL. */
-const char *fz_unfusible(const HloInstr *x);
+const char *fz_unfusible(GroupCache *gc, const HloInstr *x);
 Group fz_group_of(const HloInstr *x);
 /* fz_group_of through a cache (gc may be NULL: none). */
 Group fz_group(GroupCache *gc, const HloInstr *x);

@@ -171,7 +171,7 @@ static const char *mof_unfit(const HloInstr *x)
 			       "does not read";
 		return NULL;
 	}
-	const char *why = fz_unfusible(x);
+	const char *why = fz_unfusible(NULL, x);
 	if (why)
 		return why;
 	if (x->op == HLO_DOT || x->op == HLO_CONVOLUTION)
