@@ -119,7 +119,9 @@ static void set_current(Session *s, HloModule *m)
 }
 
 /* Makes the module of hist[i] (none kept) by replaying the passes from
- * the nearest step before it that kept one. NULL when out of memory. */
+ * the nearest step before it that kept one; the steps passed on the way
+ * keep a copy too (undo after undo would otherwise replay the same
+ * passes again and again). NULL when out of memory. */
 static HloModule *replay(Session *s, int i)
 {
 	int j = i;
@@ -143,6 +145,8 @@ static HloModule *replay(Session *s, int i)
 				repl_print_diag(s, &d);
 			hlo_module_free(m);
 			m = NULL;
+		} else if (k < i && !s->hist[k].mod) {
+			s->hist[k].mod = pass_clone(m); /* NULL: not kept */
 		}
 		diag_free(&d);
 	}

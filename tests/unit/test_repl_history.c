@@ -100,6 +100,13 @@ static bool check_module(const char *path)
 	for (int k = 1; k < np; k++)
 		assert_null(s.hist[k].mod);
 	check_text(&s, text[np], path, "pipeline", np);
+	/* Asking for a middle step first makes it and the ones before it;
+	 * the next is then replayed from a step that was itself replayed. */
+	char diff[64];
+	snprintf(diff, sizeof diff, "diff %d %d", np / 2, np / 2 + 1);
+	assert_true(cmd_execute(&s, diff));
+	for (int k = 1; k <= np / 2 + 1; k++)
+		assert_non_null(s.hist[k].mod);
 	for (int k = np - 1; k >= 0; k--) {
 		assert_true(cmd_execute(&s, "undo"));
 		check_text(&s, text[k], path, "replayed undo", k);
