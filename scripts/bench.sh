@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench.sh - run the benchmark: load (parse + verify) of generated modules
-# and the default pipeline over them, pass by pass through pass_apply.
+# and the default pipeline over them as `pipeline` runs it (pass_run).
 # Usage: scripts/bench.sh [XR_BENCH] [ARGS...]   (make bench)
 #   XR_BENCH defaults to build/xr_bench; ARGS go to it (--check, --runs R,
 #   --pipeline-only, sizes; default sizes 10000 100000).

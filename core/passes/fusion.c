@@ -996,6 +996,17 @@ static void tidy_params(HloComp *fc)
 
 /* ---- recording ------------------------------------------------------------ */
 
+/* s copied into the log, or the copy made for the same pointer last
+ * time in this slot (the module's names do not change during a pass). */
+static char *rec_dup(Fz *z, int slot, const char *s)
+{
+	if (z->rec_src[slot] != s || !z->rec_dup[slot]) {
+		z->rec_src[slot] = s;
+		z->rec_dup[slot] = fz_ldup(z->log, s);
+	}
+	return z->rec_dup[slot];
+}
+
 void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 	       const char *into, const Verdict *v)
 {
@@ -1035,9 +1046,9 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 		d = &l->d[l->n++];
 	}
 	memset(d, 0, sizeof *d);
-	d->producer = fz_ldup(l, prod);
-	d->consumer = fz_ldup(l, cons);
-	d->comp = fz_ldup(l, comp);
+	d->producer = rec_dup(z, 1, prod);
+	d->consumer = rec_dup(z, 2, cons);
+	d->comp = rec_dup(z, 0, comp);
 	d->into = fz_ldup(l, into);
 	d->reason = fz_ldup(l, v->reason);
 	d->pass = z->pass;

@@ -63,6 +63,11 @@ typedef struct Fz {
 	HloComp **dropped;     /* computations to take out at the end */
 	int ndropped, cap_dropped;
 	GroupCache *groups; /* NULL: no cache (out of memory) */
+	/* The last computation, producer and consumer name copied into the
+	 * log, and the copies (a consumer's pairs come one after another):
+	 * the same text is stored once. */
+	const char *rec_src[3];
+	char *rec_dup[3];
 	/* Suffixes for new names (see fresh_name). */
 	int next_fusion, next_comp, next_gte;
 } Fz;

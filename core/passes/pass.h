@@ -2,9 +2,11 @@
  * per file, named pipelines, and applying a pass safely.
  *
  * A pass is `bool pass_<name>(HloModule *m, PassCtx *cx)` returning
- * "changed". pass_apply runs it on a clone, verifies the result and only
- * then hands it back, so a pass that breaks the module is rolled back and
- * reported as an internal error naming the pass. */
+ * "changed". pass_run runs it in place and verifies what changed;
+ * pass_apply does the same on a clone and only then hands it back, so a
+ * pass that breaks the module is rolled back and reported as an internal
+ * error naming the pass. A pipeline clones once and runs pass_run pass
+ * after pass: the clone is what is thrown away when one fails. */
 #ifndef XR_PASS_H
 #define XR_PASS_H
 #include <stdbool.h>

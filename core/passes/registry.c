@@ -1,5 +1,6 @@
-/* registry.c - the pass table, named pipelines, kernel counting and
- * pass_apply: run a pass on a clone, verify, hand back or roll back. */
+/* registry.c - the pass table, named pipelines, kernel counting,
+ * pass_run (a pass in place, then verify what changed and count) and
+ * pass_apply (the same on a clone: hand back or roll back). */
 #include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
