@@ -224,6 +224,36 @@ static void history_is_capped(void **state)
 	repl_session_free(&s);
 }
 
+/* A replayed step runs its pass with the options it first ran with, not
+ * the session's options now. */
+static void replay_keeps_options(void **state)
+{
+	(void)state;
+	Session s;
+	session(&s);
+	assert_true(cmd_execute(&s, "new m"));
+	assert_true(repl_add_instr(&s, "p = f32[4] parameter(0)", 23, 1));
+	assert_true(repl_add_instr(&s, "a = f32[4] negate(p)", 20, 2));
+	assert_true(repl_add_instr(&s, "e = f32[4] exponential(a)", 25, 3));
+	assert_true(cmd_execute(&s, "set fusion off"));
+	assert_true(cmd_execute(&s, "pipeline"));
+	assert_true(cmd_execute(&s, "set fusion on"));
+	/* back to the fusion pass's step: made again, still without
+	 * fusions */
+	assert_true(cmd_execute(&s, "undo"));
+	assert_string_equal(s.hist[s.hist_cur].label,
+			    "pass fusion (pipeline default)");
+	char *t = saved_text(&s);
+	assert_null(strstr(t, "fusion("));
+	free(t);
+	/* the same pass now, with fusion on, does fuse */
+	assert_true(cmd_execute(&s, "pass fusion"));
+	t = saved_text(&s);
+	assert_non_null(strstr(t, "fusion("));
+	free(t);
+	repl_session_free(&s);
+}
+
 /* Pipelines past the cap: the oldest step kept is one a pipeline made
  * without keeping its module, so it is made again before the step it
  * replays from is dropped; walking back to it and forth again gives the
@@ -278,6 +308,7 @@ int main(void)
 		cmocka_unit_test(failures_leave_history_alone),
 		cmocka_unit_test(history_is_capped),
 		cmocka_unit_test(capped_history_keeps_replay_base),
+		cmocka_unit_test(replay_keeps_options),
 	};
 	int r = cmocka_run_group_tests(tests, NULL, NULL);
 	fclose(devnull);
