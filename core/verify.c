@@ -900,7 +900,7 @@ static void check_comp(V *v, HloModule *m, HloComp *c)
 	if (!changed)
 		return;
 	/* marks are reused by the cycle walk: keep the list apart */
-	HloInstr **todo = arena_alloc(&v->tmp, sizeof *todo * (size_t)changed);
+	HloInstr **todo = malloc(sizeof *todo * (size_t)changed);
 	int k = 0;
 	for (int i = 0; todo && i < c->n; i++)
 		if (c->instrs[i]->mark == 1)
@@ -915,9 +915,11 @@ static void check_comp(V *v, HloModule *m, HloComp *c)
 		int before = v->d->errors;
 		check_instr(v, x);
 		x->vsig = v->d->errors == before ? instr_sig(v, x) : 0;
+		/* inferred shapes and messages: not kept past their check */
+		if (v->tmp.used_total > ((size_t)1 << 20))
+			arena_reset(&v->tmp);
 	}
-	if (v->tmp.used_total > ((size_t)1 << 20))
-		arena_reset(&v->tmp);
+	free(todo);
 }
 
 static void check_entry(V *v, const HloModule *m)

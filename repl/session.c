@@ -121,7 +121,7 @@ static void set_current(Session *s, HloModule *m)
 /* Makes the module of hist[i] (none kept) by replaying the passes from
  * the nearest step before it that kept one; the steps passed on the way
  * keep a copy too (undo after undo would otherwise replay the same
- * passes again and again). NULL when out of memory. */
+ * passes again and again). NULL (the error printed) when that fails. */
 static HloModule *replay(Session *s, int i)
 {
 	int j = i;
@@ -129,6 +129,9 @@ static HloModule *replay(Session *s, int i)
 		j--;
 	assert(s->hist[j].mod); /* hist[0] always keeps its module */
 	HloModule *m = pass_clone(s->hist[j].mod);
+	if (!m)
+		repl_error(s, "out of memory making step %d again",
+			   s->hist_dropped + i);
 	for (int k = j + 1; m && k <= i; k++) {
 		const HistStep *h = &s->hist[k];
 		Diag d;
@@ -139,10 +142,16 @@ static HloModule *replay(Session *s, int i)
 		PassResult r;
 		bool ok = h->pass && pass_run(m, h->pass, &cx, &r);
 		if (!ok) {
-			/* Only running out of memory stops a replay: the
-			 * same pass on the same module succeeded before. */
+			/* The same pass on the same module succeeded before:
+			 * out of memory, or a pass that is not deterministic
+			 * (a bug). */
 			if (d.errors)
 				repl_print_diag(s, &d);
+			repl_error(s,
+				   "step %d (%s) could not be made again: "
+				   "replaying '%s' failed",
+				   s->hist_dropped + k, h->label,
+				   h->pass ? h->pass->name : "?");
 			hlo_module_free(m);
 			m = NULL;
 		} else if (k < i && !s->hist[k].mod) {
@@ -264,10 +273,7 @@ const HloModule *repl_history_module(Session *s, int k)
 		repl_error(s, "no step %d", k);
 		return NULL;
 	}
-	HloModule *m = step_module(s, i);
-	if (!m)
-		repl_error(s, "out of memory making step %d again", k);
-	return m;
+	return step_module(s, i); /* NULL: replay said why */
 }
 
 struct FusionLog *repl_fusion_log(const Session *s)

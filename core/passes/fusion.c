@@ -233,6 +233,10 @@ Group fz_group_of(const HloInstr *x)
 	return g;
 }
 
+/* The key holds while a pass only appends to fused computations or
+ * drops from them (each changes the count or the last instruction); none
+ * is re-sorted or edited in place until fz_finish, after the last
+ * lookup. A pass that did either mid-way would have to clear the cache. */
 Group fz_group(GroupCache *gc, const HloInstr *x)
 {
 	HloComp *fc = fz_fused_comp(x);
@@ -394,7 +398,9 @@ const char *fz_human(char *buf, size_t cap, int64_t b)
 	int i = 0;
 	while (i < 4 && u >> (10 * (i + 1)))
 		i++;
-	if (i == 0 || u > ((uint64_t)1 << 59)) {
+	/* Above 2^53 printf sees (double)|b|, which has lost low bits:
+	 * round what it rounds. */
+	if (i == 0 || u > ((uint64_t)1 << 53)) {
 		if (i == 0) {
 			snprintf(buf, cap, "%lld bytes", (long long)b);
 			return buf;

@@ -163,6 +163,12 @@ static bool run_passes(Session *s, const Pass **p, int n, const char *suffix)
 {
 	if (!repl_need_module(s))
 		return false;
+	/* Its steps and the one it starts from fit in the history. */
+	if (n > REPL_HISTORY_MAX - 1)
+		return repl_error(s,
+				  "%d passes in one command: at most %d (the "
+				  "history keeps %d steps)",
+				  n, REPL_HISTORY_MAX - 1, REPL_HISTORY_MAX);
 	Applied *v = calloc((size_t)n + 1, sizeof *v);
 	PassStep *ps = calloc((size_t)n + 1, sizeof *ps);
 	char(*labels)[80] = calloc((size_t)n + 1, sizeof *labels);

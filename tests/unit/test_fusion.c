@@ -383,7 +383,8 @@ static void test_human_bytes_match_printf(void **state)
 			  1126, 1127, 1048575,	 1048576,   (1 << 20) + 52428,
 			  (1 << 20) + 52429, 16384, 131072, 1073741824LL,
 			  ((int64_t)1 << 40) * 3 + 12345,
-			  ((int64_t)1 << 59) + 1};
+			  ((int64_t)1 << 53) - 1, ((int64_t)1 << 53) + 1,
+			  25335551658609869LL, ((int64_t)1 << 59) + 1};
 	for (size_t i = 0; i < sizeof edge / sizeof *edge; i++) {
 		v[n++] = edge[i];
 		v[n++] = -edge[i];

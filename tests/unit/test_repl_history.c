@@ -224,6 +224,30 @@ static void history_is_capped(void **state)
 	repl_session_free(&s);
 }
 
+/* One command cannot make more steps than the history keeps: refused,
+ * nothing changes; one fewer is taken and keeps the cap. */
+static void too_many_passes_in_one_command(void **state)
+{
+	(void)state;
+	Session s;
+	session(&s);
+	assert_true(cmd_execute(&s, "new m"));
+	assert_true(repl_add_instr(&s, "p = f32[2] parameter(0)", 23, 1));
+	char *cmd = malloc(8 * REPL_HISTORY_MAX + 16);
+	strcpy(cmd, "pass");
+	for (int i = 0; i < REPL_HISTORY_MAX; i++)
+		strcat(cmd, " dce");
+	int before = s.nhist;
+	assert_false(cmd_execute(&s, cmd));
+	assert_int_equal(s.nhist, before);
+	cmd[strlen(cmd) - 4] = 0; /* REPL_HISTORY_MAX - 1 passes */
+	assert_true(cmd_execute(&s, cmd));
+	assert_int_equal(s.nhist, REPL_HISTORY_MAX);
+	assert_non_null(s.hist[0].mod);
+	free(cmd);
+	repl_session_free(&s);
+}
+
 /* A replayed step runs its pass with the options it first ran with, not
  * the session's options now. */
 static void replay_keeps_options(void **state)
@@ -309,6 +333,7 @@ int main(void)
 		cmocka_unit_test(history_is_capped),
 		cmocka_unit_test(capped_history_keeps_replay_base),
 		cmocka_unit_test(replay_keeps_options),
+		cmocka_unit_test(too_many_passes_in_one_command),
 	};
 	int r = cmocka_run_group_tests(tests, NULL, NULL);
 	fclose(devnull);
