@@ -319,15 +319,27 @@ static bool add_user(HloInstr *op, HloInstr *user)
 	return true;
 }
 
-/* Removes user from op's users (a set: it is there once). The search
- * runs from the end: hlo_replace_all_uses takes users from the end, so
- * moving every use of a value with many users stays linear. */
+/* Removes user from op's users (a set: it is there once), keeping the
+ * order of the others. The search runs from both ends at once and the
+ * shorter side moves: a user near the end shifts the tail left, one near
+ * the front shifts the head right and the list starts one slot later
+ * (the slot stays in the arena). So taking users from the end
+ * (hlo_replace_all_uses) or from the front (a pass replacing the oldest
+ * users of a value read by thousands) stays linear. */
 static void remove_user(HloInstr *op, HloInstr *user)
 {
-	for (int i = op->nusers - 1; i >= 0; i--) {
-		if (op->users[i] == user) {
-			memmove(&op->users[i], &op->users[i + 1],
-				sizeof *op->users * (size_t)(op->nusers - i - 1));
+	HloInstr **u = op->users;
+	for (int lo = 0, hi = op->nusers - 1; lo <= hi; lo++, hi--) {
+		if (u[hi] == user) {
+			memmove(&u[hi], &u[hi + 1],
+				sizeof *u * (size_t)(op->nusers - hi - 1));
+			op->nusers--;
+			return;
+		}
+		if (u[lo] == user) {
+			memmove(&u[1], &u[0], sizeof *u * (size_t)lo);
+			op->users = u + 1;
+			op->cap_users--;
 			op->nusers--;
 			return;
 		}
