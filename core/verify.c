@@ -700,10 +700,11 @@ static void calls_entry(V *v, const HloInstr *ins)
  * Shapes and attribute values are not changed once an instruction holds
  * them (a pass makes new ones), and nothing in a module's arena is freed
  * before the module, so equal pointers are equal contents. */
+/* One word into the hash: for a fixed word each step is a bijection of
+ * h, so two sequences that differ in one word always hash apart. */
 static uint64_t mix(uint64_t h, uint64_t x)
 {
-	h = (h ^ x) * 0x9e3779b97f4a7c15u;
-	return h ^ (h >> 29);
+	return (h ^ x) * 0x100000001b3u;
 }
 
 static uint64_t mixp(uint64_t h, const void *p)
@@ -748,7 +749,7 @@ static uint64_t instr_sig(const V *v, const HloInstr *ins)
 		const HloComp *c = hlo_instr_called_at(ins, i);
 		h = c ? comp_sig(h, c) : mix(h, 1);
 	}
-	return h | 1; /* never 0, "never checked" */
+	return h ? h : 1; /* never 0, "never checked" */
 }
 
 static void check_instr(V *v, const HloInstr *ins)
