@@ -213,10 +213,9 @@ static int64_t count_elements(const Shape *s)
 
 /* Counted once per shape: this runs in every cost and fusion estimate
  * (tens of times per instruction in a pipeline). */
-int64_t shape_elements(const Shape *s)
+int64_t shape_count_elements(const Shape *s)
 {
-	if (!s->elems_cache)
-		((Shape *)s)->elems_cache = count_elements(s) + 2;
+	((Shape *)s)->elems_cache = count_elements(s) + 2;
 	return s->elems_cache - 2;
 }
 
@@ -238,10 +237,9 @@ static int64_t count_bytes(const Shape *s)
 	return n * dtype_bytes(s->type);
 }
 
-int64_t shape_bytes(const Shape *s)
+int64_t shape_count_bytes(const Shape *s)
 {
-	if (!s->bytes_cache)
-		((Shape *)s)->bytes_cache = count_bytes(s) + 2;
+	((Shape *)s)->bytes_cache = count_bytes(s) + 2;
 	return s->bytes_cache - 2;
 }
 

@@ -63,9 +63,17 @@ bool shape_is_array(const Shape *s); /* not tuple, token or opaque */
 bool shape_is_scalar(const Shape *s);
 bool shape_is_dynamic(const Shape *s);
 /* Number of elements; -1 if it overflows. Tuples: 0. */
-int64_t shape_elements(const Shape *s);
+int64_t shape_count_elements(const Shape *s); /* fills elems_cache */
+static inline int64_t shape_elements(const Shape *s)
+{
+	return s->elems_cache ? s->elems_cache - 2 : shape_count_elements(s);
+}
 /* Bytes of the buffer(s), tuples summed; -1 on overflow. */
-int64_t shape_bytes(const Shape *s);
+int64_t shape_count_bytes(const Shape *s); /* fills bytes_cache */
+static inline int64_t shape_bytes(const Shape *s)
+{
+	return s->bytes_cache ? s->bytes_cache - 2 : shape_count_bytes(s);
+}
 /* Layout printing: with_layout prints "{1,0}" (default when none is set)
  * for arrays of rank >= 1. */
 void shape_print(StrBuf *b, const Shape *s, bool with_layout);
