@@ -91,6 +91,25 @@ void arena_free(Arena *a)
 
 void arena_reset(Arena *a) { arena_free(a); }
 
+void arena_adopt(Arena *dst, Arena *src)
+{
+	ArenaChunk *first = src->head, *last = first;
+	if (!first)
+		return;
+	while (last->next)
+		last = last->next;
+	/* after dst's current chunk, which keeps taking allocations */
+	if (dst->head) {
+		last->next = dst->head->next;
+		dst->head->next = first;
+	} else {
+		dst->head = first;
+	}
+	dst->used_total += src->used_total;
+	src->head = NULL;
+	src->used_total = 0;
+}
+
 /* n bytes (rounded up to 16), not zeroed: for copies that fill them. */
 static void *alloc_raw(Arena *a, size_t n)
 {

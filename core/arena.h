@@ -19,6 +19,9 @@ char *arena_strdup(Arena *a, const char *s);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_printf(Arena *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Moves src's memory into dst (freed with dst); src is left empty.
+ * What was allocated from src stays where it is. */
+void arena_adopt(Arena *dst, Arena *src);
 /* Grow an arena array of elem-size items from *cap to at least need. */
 void *arena_grow(Arena *a, void *p, size_t elem, int *cap, int need);
 

@@ -59,9 +59,10 @@ const FusionRule *fusion_rules(int *n);
 
 FusionLog *fusion_log_new(void);
 void fusion_log_free(FusionLog *l);
-/* Appends src's decisions to dst and replaces dst's groups by src's
- * (they describe the newer module). False on out of memory. */
-bool fusion_log_merge(FusionLog *dst, const FusionLog *src);
+/* Moves src's decisions to the end of dst's and replaces dst's groups by
+ * src's (they describe the newer module); src is left empty. False on
+ * out of memory (src then unchanged, or emptied and dst holding all). */
+bool fusion_log_merge(FusionLog *dst, FusionLog *src);
 void fusion_decision_free(FusionDecision *d);
 /* Points every fused decision's `into` at the group that holds its
  * consumer now (after later passes renamed or merged fusions). */

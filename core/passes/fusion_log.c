@@ -48,19 +48,6 @@ char *fz_ldup(FusionLog *l, const char *s)
 	return s ? arena_strdup(&l->a, s) : NULL;
 }
 
-static bool copy_decision(FusionLog *l, FusionDecision *d,
-			  const FusionDecision *s)
-{
-	*d = *s;
-	d->producer = fz_ldup(l, s->producer);
-	d->consumer = fz_ldup(l, s->consumer);
-	d->comp = fz_ldup(l, s->comp);
-	d->into = fz_ldup(l, s->into);
-	d->reason = fz_ldup(l, s->reason);
-	return d->producer && d->consumer && d->comp && d->reason &&
-	       (d->into || !s->into);
-}
-
 bool fz_grow(void **v, int *cap, int need, size_t elem)
 {
 	if (need <= *cap)
@@ -76,44 +63,22 @@ bool fz_grow(void **v, int *cap, int need, size_t elem)
 	return true;
 }
 
-static bool copy_group(FusionLog *l, FusionGroup *d, const FusionGroup *s)
-{
-	memset(d, 0, sizeof *d);
-	d->name = fz_ldup(l, s->name);
-	d->comp = fz_ldup(l, s->comp);
-	d->kind = s->kind;
-	d->multi_output = s->multi_output;
-	d->members = arena_alloc(&l->a,
-				 ((size_t)s->nmembers + 1) * sizeof *d->members);
-	if (!d->name || !d->comp || !d->members)
-		return false;
-	for (int i = 0; i < s->nmembers; i++) {
-		if (!(d->members[i] = fz_ldup(l, s->members[i])))
-			return false;
-		d->nmembers++;
-	}
-	return true;
-}
-
-bool fusion_log_merge(FusionLog *dst, const FusionLog *src)
+bool fusion_log_merge(FusionLog *dst, FusionLog *src)
 {
 	if (!fz_grow((void **)&dst->d, &dst->cap, dst->n + src->n,
 		     sizeof *dst->d))
 		return false;
-	for (int i = 0; i < src->n; i++) {
-		if (!copy_decision(dst, &dst->d[dst->n], &src->d[i]))
-			return false;
-		dst->n++;
-	}
-	fz_clear_groups(dst);
-	if (!fz_grow((void **)&dst->g, &dst->capg, src->ng, sizeof *dst->g))
-		return false;
-	for (int i = 0; i < src->ng; i++) {
-		bool ok = copy_group(dst, &dst->g[dst->ng], &src->g[i]);
-		dst->ng++;
-		if (!ok)
-			return false;
-	}
+	/* The strings stay where they are: src's arena becomes dst's. */
+	memcpy(dst->d + dst->n, src->d, sizeof *src->d * (size_t)src->n);
+	dst->n += src->n;
+	src->n = 0;
+	free(dst->g);
+	dst->g = src->g;
+	dst->ng = src->ng;
+	dst->capg = src->capg;
+	src->g = NULL;
+	src->ng = src->capg = 0;
+	arena_adopt(&dst->a, &src->a);
 	dst->off = src->off;
 	return fusion_log_refresh(dst);
 }
