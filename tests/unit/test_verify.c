@@ -462,6 +462,74 @@ static void verify_collects_and_caps_errors(void **st)
 	hlo_module_free(m);
 }
 
+/* verify_module_changed after a change: nothing to check when nothing
+ * changed; a broken instruction is caught whether its operand was
+ * replaced, an attribute rewritten in place or the shape of what it
+ * reads changed; a clone inherits the verdicts (verify_inherit). */
+static bool changed_ok(HloModule *m, int *checked)
+{
+	Diag d;
+	diag_init(&d);
+	bool ok = verify_module_changed(m, &d, NULL, checked);
+	diag_free(&d);
+	return ok;
+}
+
+static void verify_changed_rechecks_what_moved(void **state)
+{
+	(void)state;
+	HloModule *m = load_text(
+		"HloModule t\n"
+		"ENTRY e {\n"
+		"  p = f32[4] parameter(0)\n"
+		"  q = f32[2] parameter(1)\n"
+		"  s = f32[] parameter(2)\n"
+		"  b = f32[4] broadcast(s), dimensions={}\n"
+		"  a = f32[4] add(p, b)\n"
+		"  ROOT n = f32[4] negate(a)\n"
+		"}\n");
+	int checked = -1;
+	assert_true(changed_ok(m, &checked));
+	assert_int_equal(checked, 0);
+	HloComp *e = m->entry;
+	HloInstr *p = hlo_comp_find(e, "p"), *q = hlo_comp_find(e, "q"),
+		 *a = hlo_comp_find(e, "a"), *b = hlo_comp_find(e, "b");
+	/* an operand of the wrong shape */
+	hlo_set_operand(a, 0, q);
+	assert_false(changed_ok(m, &checked));
+	hlo_set_operand(a, 0, p);
+	assert_true(changed_ok(m, &checked));
+	assert_int_equal(checked, 1);
+	/* an attribute rewritten in its slot: broadcast of a scalar with a
+	 * dimension it does not have */
+	HloAttr *dims = hlo_attr_set(b, A_DIMENSIONS, NULL);
+	int64_t *v = arena_alloc(&m->arena, sizeof *v);
+	v[0] = 0;
+	dims->u.ints.n = 1;
+	dims->u.ints.v = v;
+	assert_false(changed_ok(m, &checked));
+	dims->u.ints.n = 0;
+	assert_true(changed_ok(m, &checked));
+	/* the shape of an operand replaced: its user is checked again */
+	p->shape = q->shape;
+	assert_false(changed_ok(m, &checked));
+	HloModule *c = hlo_module_clone(m);
+	assert_non_null(c);
+	verify_inherit(c, m); /* m's a, n, p failed: not inherited */
+	assert_false(changed_ok(c, &checked));
+	hlo_module_free(c);
+	hlo_module_free(m);
+	/* a clone of a verified module has nothing to check */
+	m = load_text("HloModule t\nENTRY e {\n  p = f32[4] parameter(0)\n"
+		      "  ROOT n = f32[4] negate(p)\n}\n");
+	c = hlo_module_clone(m);
+	verify_inherit(c, m);
+	assert_true(changed_ok(c, &checked));
+	assert_int_equal(checked, 0);
+	hlo_module_free(c);
+	hlo_module_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -483,6 +551,7 @@ int main(void)
 		cmocka_unit_test(verify_conditional_signature),
 		cmocka_unit_test(verify_map_and_select_and_scatter),
 		cmocka_unit_test(verify_collects_and_caps_errors),
+		cmocka_unit_test(verify_changed_rechecks_what_moved),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
