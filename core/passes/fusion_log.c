@@ -69,7 +69,9 @@ bool fusion_log_merge(FusionLog *dst, FusionLog *src)
 		     sizeof *dst->d))
 		return false;
 	/* The strings stay where they are: src's arena becomes dst's. */
-	memcpy(dst->d + dst->n, src->d, sizeof *src->d * (size_t)src->n);
+	if (src->n)
+		memcpy(dst->d + dst->n, src->d,
+		       sizeof *src->d * (size_t)src->n);
 	dst->n += src->n;
 	src->n = 0;
 	free(dst->g);
