@@ -21,16 +21,7 @@ enum { CHUNK_MIN = 64 * 1024, CHUNK_CLASSES = 11 /* 64 KiB .. 64 MiB */ };
  * come from mmap, whose pages fault in one by one. At most CACHE_MAX bytes
  * are kept, per thread. Sanitizer builds keep none, so that a use after
  * free stays visible to them. */
-#if defined(__SANITIZE_ADDRESS__)
-#define ARENA_CACHE 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ARENA_CACHE 0
-#endif
-#endif
-#ifndef ARENA_CACHE
-#define ARENA_CACHE 1
-#endif
+#define ARENA_CACHE (!XR_ASAN)
 
 #define CACHE_MAX ((size_t)96 << 20)
 

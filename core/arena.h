@@ -3,6 +3,19 @@
 #define XR_ARENA_H
 #include <stddef.h>
 
+/* XR_ASAN: 1 in AddressSanitizer builds (gcc or clang), where memory is
+ * not recycled and costly self-checks run. */
+#if defined(__SANITIZE_ADDRESS__)
+#define XR_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define XR_ASAN 1
+#endif
+#endif
+#ifndef XR_ASAN
+#define XR_ASAN 0
+#endif
+
 typedef struct ArenaChunk ArenaChunk;
 typedef struct Arena {
 	ArenaChunk *head;

@@ -693,13 +693,6 @@ static void calls_entry(V *v, const HloInstr *ins)
 
 /* --- what an instruction's checks depend on -------------------------- */
 
-/* Everything check_instr reads, as one hash: the instruction's opcode,
- * shape, attributes (their bytes: a value replaced in place changes
- * them), literal and computation; each operand and its computation and
- * shape; each called computation with its root and parameters' shapes.
- * Shapes and attribute values are not changed once an instruction holds
- * them (a pass makes new ones), and nothing in a module's arena is freed
- * before the module, so equal pointers are equal contents. */
 /* One word into the hash: for a fixed word each step is a bijection of
  * h, so two sequences that differ in one word always hash apart. */
 static uint64_t mix(uint64_t h, uint64_t x)
@@ -724,6 +717,13 @@ static uint64_t comp_sig(uint64_t h, const HloComp *c)
 	return mix(h, (uint64_t)c->n);
 }
 
+/* Everything check_instr reads, as one hash: the instruction's opcode,
+ * shape, attributes (their bytes: a value replaced in place changes
+ * them), literal and computation; each operand and its computation and
+ * shape; each called computation with its root and parameters' shapes.
+ * Shapes and attribute values are not changed once an instruction holds
+ * them (a pass makes new ones), and nothing in a module's arena is freed
+ * before the module, so equal pointers are equal contents. */
 static uint64_t instr_sig(const V *v, const HloInstr *ins)
 {
 	uint64_t h = mix((uint64_t)ins->op, (uint64_t)ins->nops);
@@ -887,30 +887,20 @@ static void check_comp(V *v, HloModule *m, HloComp *c)
 	/* Which instructions to check: all, or those whose signature
 	 * moved since they last passed (a cycle needs a changed operand,
 	 * so a computation without one keeps its acyclic verdict). */
-	int changed = 0;
-	for (int i = 0; i < c->n; i++) {
-		HloInstr *x = c->instrs[i];
-		uint64_t sig = instr_sig(v, x);
-		x->mark = 0;
-		if (v->changed_only && x->vsig == sig)
-			continue;
-		x->mark = 1; /* check_cycles clears marks again */
-		changed++;
-	}
-	v->checked += changed;
-	if (!changed)
-		return;
-	/* marks are reused by the cycle walk: keep the list apart */
-	HloInstr **todo = malloc(sizeof *todo * (size_t)changed);
-	int k = 0;
-	for (int i = 0; todo && i < c->n; i++)
-		if (c->instrs[i]->mark == 1)
-			todo[k++] = c->instrs[i];
-	check_cycles(v, m, c);
+	HloInstr **todo = malloc(sizeof *todo * (size_t)(c->n + 1));
 	if (!todo) {
 		err_at(v, c->loc, "out of memory verifying '%s'", c->name);
 		return;
 	}
+	int k = 0;
+	for (int i = 0; i < c->n; i++) {
+		HloInstr *x = c->instrs[i];
+		if (!v->changed_only || x->vsig != instr_sig(v, x))
+			todo[k++] = x;
+	}
+	v->checked += k;
+	if (k)
+		check_cycles(v, m, c);
 	for (int i = 0; i < k && !full(v); i++) {
 		HloInstr *x = todo[i];
 		int before = v->d->errors;
@@ -971,19 +961,11 @@ bool verify_module(HloModule *m, Diag *d, const SrcFile *f)
 /* Sanitizer builds (the tests under ASan, the fuzzers) run the whole
  * verifier after every incremental one that passes and stop at once if
  * it does not: an instruction changed behind the signature's back. */
-#if defined(__SANITIZE_ADDRESS__)
-#define VERIFY_CROSSCHECK 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define VERIFY_CROSSCHECK 1
-#endif
-#endif
-
 bool verify_module_changed(HloModule *m, Diag *d, const SrcFile *f,
 			   int *checked)
 {
 	bool ok = verify(m, d, f, true, checked);
-#ifdef VERIFY_CROSSCHECK
+#if XR_ASAN
 	if (ok) {
 		Diag full_d;
 		diag_init(&full_d);

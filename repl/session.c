@@ -193,7 +193,7 @@ static bool make_room(Session *s, int n)
 	int drop = keep + n - REPL_HISTORY_MAX;
 	if (drop > keep - 1)
 		drop = keep - 1;
-	if (drop > 0 && drop < keep && !step_module(s, drop))
+	if (drop > 0 && !step_module(s, drop))
 		return false;
 	free_steps(s, keep, s->nhist);
 	s->nhist = keep;

@@ -64,7 +64,7 @@ typedef struct HistStep {
 /* A step made by a pass, for repl_commit_passes. */
 typedef struct PassStep {
 	const struct Pass *pass;
-	const char *label;
+	char label[80];
 	bool fusion_off;
 	int64_t fold_max_elems;
 	int instrs, kernels; /* the module's counts after the pass */

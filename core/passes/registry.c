@@ -275,7 +275,7 @@ bool pass_run(HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
 	 * runs on a fresh clone or after other passes on the same module:
 	 * replaying a pipeline step then gives the same names. */
 	hlo_module_reset_name_hints(m);
-	uint64_t shape_before = module_outline(m);
+	uint64_t outline_before = module_outline(m);
 	/* The pass reports into a Diag of its own so that its errors can be
 	 * wrapped in one "internal error" line. */
 	Diag pd, *saved = cx->d;
@@ -306,7 +306,7 @@ bool pass_run(HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
 	r->changed = changed;
 	r->instrs_after = hlo_module_instr_count(m);
 	if (checked == 0 && r->instrs_after == r->instrs_before &&
-	    module_outline(m) == shape_before) {
+	    module_outline(m) == outline_before) {
 		/* No instruction new or changed, none gone, the same
 		 * computations and roots: the counts stand. */
 		r->kernels_after = r->kernels_before;

@@ -171,26 +171,23 @@ static bool run_passes(Session *s, const Pass **p, int n, const char *suffix)
 				  n, REPL_HISTORY_MAX - 1, REPL_HISTORY_MAX);
 	Applied *v = calloc((size_t)n + 1, sizeof *v);
 	PassStep *ps = calloc((size_t)n + 1, sizeof *ps);
-	char(*labels)[80] = calloc((size_t)n + 1, sizeof *labels);
-	HloModule *m = v && ps && labels ? pass_clone(s->mod) : NULL;
+	HloModule *m = v && ps ? pass_clone(s->mod) : NULL;
 	if (!m) {
 		free(v);
 		free(ps);
-		free(labels);
 		return repl_error(s, "out of memory");
 	}
 	bool ok = apply_all(s, m, p, n, v);
 	if (ok) {
 		for (int i = 0; i < n; i++) {
-			snprintf(labels[i], sizeof labels[i], "pass %s%s",
-				 p[i]->name, suffix);
 			ps[i] = (PassStep){.pass = p[i],
-					   .label = labels[i],
 					   .fusion_off = v[i].cx.fusion_off,
 					   .fold_max_elems =
 						   v[i].cx.fold_max_elems,
 					   .instrs = v[i].r.instrs_after,
 					   .kernels = v[i].r.kernels_after};
+			snprintf(ps[i].label, sizeof ps[i].label, "pass %s%s",
+				 p[i]->name, suffix);
 		}
 		int first = cmd_current_step(s) + 1;
 		ok = repl_commit_passes(s, m, ps, n);
@@ -205,7 +202,6 @@ static bool run_passes(Session *s, const Pass **p, int n, const char *suffix)
 	}
 	free_applied(v, n);
 	free(ps);
-	free(labels);
 	return ok;
 }
 
