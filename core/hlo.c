@@ -346,21 +346,23 @@ static void remove_user(HloInstr *op, HloInstr *user)
 	}
 }
 
-HloInstr *hlo_instr_new(HloComp *c, HloOpcode op, Shape *shape,
-			const char *name, int nops, HloInstr *const *ops)
+/* hlo_instr_new with its name already in the module's arena. */
+static HloInstr *instr_new(HloComp *c, HloOpcode op, Shape *shape,
+			   const char *name, int nops, HloInstr *const *ops)
 {
 	HloModule *m = c->module;
 	Arena *a = &m->arena;
 	HloInstr *ins = arena_alloc(a, sizeof *ins);
 	if (!ins)
 		return NULL;
-	ins->name = name ? arena_strdup(a, name)
-			 : hlo_comp_unique_name(c, hlo_opcode_name(op));
-	if (!ins->name || namemap_get(&c->names, ins->name))
-		return NULL;
+	ins->name = name;
+	if (!ins->name || namemap_add(&c->names, ins->name, ins) != 1)
+		return NULL; /* taken (or out of memory) */
 	void *v = arena_grow(a, c->instrs, sizeof *c->instrs, &c->cap, c->n + 1);
-	if (!v)
+	if (!v) {
+		namemap_del(&c->names, ins->name);
 		return NULL;
+	}
 	c->instrs = v;
 	ins->id = m->next_id++;
 	ins->op = op;
@@ -369,8 +371,10 @@ HloInstr *hlo_instr_new(HloComp *c, HloOpcode op, Shape *shape,
 	ins->nops = nops;
 	if (nops) {
 		ins->ops = arena_alloc(a, sizeof *ins->ops * (size_t)nops);
-		if (!ins->ops)
+		if (!ins->ops) {
+			namemap_del(&c->names, ins->name);
 			return NULL;
+		}
 		for (int i = 0; i < nops; i++) {
 			ins->ops[i] = ops[i];
 			/* ins is new: it is a user of ops[i] already only if an
@@ -378,14 +382,32 @@ HloInstr *hlo_instr_new(HloComp *c, HloOpcode op, Shape *shape,
 			bool seen = false;
 			for (int j = 0; j < i && !seen; j++)
 				seen = ops[j] == ops[i];
-			if (ops[i] && !seen && !add_user(ops[i], ins))
+			if (ops[i] && !seen && !add_user(ops[i], ins)) {
+				namemap_del(&c->names, ins->name);
 				return NULL;
+			}
 		}
 	}
-	if (!namemap_put(&c->names, ins->name, ins))
-		return NULL;
 	c->instrs[c->n++] = ins;
 	return ins;
+}
+
+HloInstr *hlo_instr_new(HloComp *c, HloOpcode op, Shape *shape,
+			const char *name, int nops, HloInstr *const *ops)
+{
+	Arena *a = &c->module->arena;
+	return instr_new(c, op, shape,
+			 name ? arena_strdup(a, name)
+			      : hlo_comp_unique_name(c, hlo_opcode_name(op)),
+			 nops, ops);
+}
+
+HloInstr *hlo_instr_new_unique(HloComp *c, HloOpcode op, Shape *shape,
+			       const char *base, int nops,
+			       HloInstr *const *ops)
+{
+	return instr_new(c, op, shape, hlo_comp_unique_name(c, base), nops,
+			 ops);
 }
 
 HloInstr *hlo_comp_find(const HloComp *c, const char *name)

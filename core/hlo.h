@@ -224,6 +224,10 @@ bool hlo_launches_kernel(HloOpcode op);
  * fresh one is made from the opcode). Operands get c's instr as a user. */
 HloInstr *hlo_instr_new(HloComp *c, HloOpcode op, Shape *shape,
 			const char *name, int nops, HloInstr *const *ops);
+/* hlo_instr_new named base, or base.N when base is taken in c. */
+HloInstr *hlo_instr_new_unique(HloComp *c, HloOpcode op, Shape *shape,
+			       const char *base, int nops,
+			       HloInstr *const *ops);
 HloInstr *hlo_comp_find(const HloComp *c, const char *name);
 const char *hlo_comp_unique_name(HloComp *c, const char *base);
 void hlo_set_operand(HloInstr *ins, int i, HloInstr *v);

@@ -76,6 +76,46 @@ static bool rehash(NameMap *m, size_t ncap)
 	return true;
 }
 
+/* Room for one more key (tombstones count). */
+static bool reserve(NameMap *m)
+{
+	if ((m->used + 1) * 4 < m->cap * 3)
+		return true;
+	size_t nc = m->cap ? m->cap : 16;
+	while ((m->count + 1) * 2 >= nc)
+		nc *= 2;
+	return rehash(m, nc);
+}
+
+int namemap_add(NameMap *m, const char *key, void *val)
+{
+	size_t n = strlen(key);
+	unsigned h = namemap_hash(key, n);
+	if (!reserve(m))
+		return -1;
+	size_t mask = m->cap - 1;
+	NameMapSlot *tomb = NULL;
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		NameMapSlot *s = &m->slots[i];
+		if (!s->key) {
+			if (!tomb) {
+				tomb = s;
+				m->used++;
+			}
+			*tomb = (NameMapSlot){key, val, h};
+			m->count++;
+			return 1;
+		}
+		if (s->key == TOMB) {
+			if (!tomb)
+				tomb = s;
+		} else if (s->hash == h && strncmp(s->key, key, n) == 0 &&
+			   s->key[n] == 0) {
+			return 0;
+		}
+	}
+}
+
 bool namemap_put(NameMap *m, const char *key, void *val)
 {
 	size_t n = strlen(key);
@@ -85,13 +125,8 @@ bool namemap_put(NameMap *m, const char *key, void *val)
 		s->val = val;
 		return true;
 	}
-	if ((m->used + 1) * 4 >= m->cap * 3) {
-		size_t nc = m->cap ? m->cap : 16;
-		while ((m->count + 1) * 2 >= nc)
-			nc *= 2;
-		if (!rehash(m, nc))
-			return false;
-	}
+	if (!reserve(m))
+		return false;
 	size_t mask = m->cap - 1, i = h & mask;
 	while (m->slots[i].key && m->slots[i].key != TOMB)
 		i = (i + 1) & mask;

@@ -214,15 +214,12 @@ static HloInstr *add_instr(S *s, HloOpcode op, const Shape *shape, int nops,
 	HloComp *c = s->c;
 	char buf[64];
 	snprintf(buf, sizeof buf, "%s.%d", hlo_opcode_name(op), s->m->next_id);
-	const char *name = namemap_get(&c->names, buf)
-				   ? hlo_comp_unique_name(c, buf)
-				   : buf;
 	Shape *sh = shape_clone(&s->m->arena, shape);
 	if (!grow(s, (void **)&s->added, &s->cap_added, s->nadded + 1,
 		  sizeof *s->added))
 		return NULL;
-	HloInstr *x =
-		name && sh ? hlo_instr_new(c, op, sh, name, nops, ops) : NULL;
+	HloInstr *x = sh ? hlo_instr_new_unique(c, op, sh, buf, nops, ops)
+			 : NULL;
 	if (!x) {
 		s->oom = true;
 		return NULL;

@@ -21,7 +21,7 @@ static HloInstr *copy_instr(HloComp *c, const HloInstr *s, HloInstr **map)
 		return NULL;
 	for (int i = 0; i < s->nops; i++)
 		ops[i] = s->ops[i] ? map[s->ops[i]->id] : NULL;
-	HloInstr *d = pass_copy_instr(c, s, ops, hlo_comp_unique_name(c, s->name));
+	HloInstr *d = pass_copy_instr(c, s, ops);
 	free(ops);
 	return d;
 }

@@ -134,8 +134,7 @@ static bool fold(HloInstr *ins)
 	Shape *s = shape_clone(&m->arena, ins->shape);
 	int first = c->n;
 	HloInstr *k =
-		s ? hlo_instr_new(c, HLO_CONSTANT, s,
-				  hlo_comp_unique_name(c, "constant"), 0, NULL)
+		s ? hlo_instr_new_unique(c, HLO_CONSTANT, s, "constant", 0, NULL)
 		  : NULL;
 	if (!k)
 		return false;

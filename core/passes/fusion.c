@@ -674,9 +674,9 @@ void fz_set_kind(HloInstr *f, FKind k)
 		a->u.s = kind_names[k];
 }
 
-FKind fz_kind_of_fusion(const HloInstr *f)
+FKind fz_kind_of_fusion(GroupCache *gc, const HloInstr *f)
 {
-	Group g = fz_group_of(f);
+	Group g = fz_group(gc, f);
 	return fz_kind_from(&g);
 }
 
@@ -706,10 +706,10 @@ HloInstr *fz_wrap(Fz *z, HloInstr *c)
 			char name[32];
 			hlo_numbered_name(name, sizeof name, "param_", 6, n);
 			ops[n] = c->ops[i];
-			pars[n] = hlo_instr_new(
+			pars[n] = hlo_instr_new_unique(
 				fc, HLO_PARAMETER,
-				shape_clone(&m->arena, c->ops[i]->shape),
-				hlo_comp_unique_name(fc, name), 0, NULL);
+				shape_clone(&m->arena, c->ops[i]->shape), name,
+				0, NULL);
 			if (!pars[n]) {
 				z->failed = true;
 				break;
@@ -725,8 +725,7 @@ HloInstr *fz_wrap(Fz *z, HloInstr *c)
 			for (int j = 0; j < n; j++)
 				if (ops[j] == c->ops[i])
 					mapped[i] = pars[j];
-		copy = pass_copy_instr(fc, c, mapped,
-				       hlo_comp_unique_name(fc, c->name));
+		copy = pass_copy_instr(fc, c, mapped);
 	}
 	if (copy) {
 		fc->root = copy;
@@ -753,7 +752,7 @@ HloInstr *fz_wrap(Fz *z, HloInstr *c)
 	fz_touch(z, outer);
 	calls->u.comps.n = 1;
 	calls->u.comps.v = v;
-	fz_set_kind(f, fz_kind_of_fusion(f));
+	fz_set_kind(f, fz_kind_of_fusion(z->groups, f));
 	/* f is appended; the computation is re-sorted when the pass ends
 	 * (topo_sort puts it just before its first user). */
 	hlo_replace_all_uses(c, f);
@@ -805,8 +804,8 @@ HloInstr *fz_param_for(Fz *z, HloInstr *f, HloInstr *o)
 	char name[32];
 	hlo_numbered_name(name, sizeof name, "param_", 6, f->nops - 1);
 	HloInstr *par =
-		hlo_instr_new(fc, HLO_PARAMETER, shape_clone(a, o->shape),
-			      hlo_comp_unique_name(fc, name), 0, NULL);
+		hlo_instr_new_unique(fc, HLO_PARAMETER,
+				     shape_clone(a, o->shape), name, 0, NULL);
 	if (!par) {
 		z->failed = true;
 		return NULL;
@@ -848,8 +847,7 @@ int fz_inline_comp(Fz *z, HloComp *src, HloComp *dst, HloInstr *const *ops,
 		}
 		for (int k = 0; k < s->nops; k++)
 			sops[k] = (*map)[s->ops[k]->mark];
-		(*map)[i] = pass_copy_instr(dst, s, sops,
-					    hlo_comp_unique_name(dst, s->name));
+		(*map)[i] = pass_copy_instr(dst, s, sops);
 		z->failed |= !(*map)[i];
 	}
 	free(sops);
@@ -875,8 +873,7 @@ HloInstr *fz_copy_into(Fz *z, HloInstr *p, HloInstr *f)
 	if (z->failed) {
 		/* nothing */
 	} else if (!pc) {
-		r = pass_copy_instr(fc, p, ops,
-				    hlo_comp_unique_name(fc, p->name));
+		r = pass_copy_instr(fc, p, ops);
 	} else {
 		/* Inline p's fused computation: its parameters map to ops. */
 		HloInstr **po = NULL, **map = NULL;
@@ -912,7 +909,7 @@ static void fuse_into(Fz *z, HloInstr *p, HloInstr *f)
 			hlo_replace_all_uses(par, pv);
 		fz_drop_operand(f, i);
 	}
-	fz_set_kind(f, fz_kind_of_fusion(f));
+	fz_set_kind(f, fz_kind_of_fusion(z->groups, f));
 	if (p->nusers == 0)
 		pass_detach(p);
 }
@@ -1002,15 +999,31 @@ static void tidy_params(HloComp *fc)
 
 /* ---- recording ------------------------------------------------------------ */
 
-/* s copied into the log, or the copy made for the same pointer last
- * time in this slot (the module's names do not change during a pass). */
-static char *rec_dup(Fz *z, int slot, const char *s)
+/* s copied into the log, or the copy made earlier for the same pointer
+ * (a small cache by address: the module's names do not change during a
+ * pass, and a producer, consumer or computation is named again and
+ * again). */
+static char *rec_dup(Fz *z, const char *s)
 {
-	if (z->rec_src[slot] != s || !z->rec_dup[slot]) {
-		z->rec_src[slot] = s;
-		z->rec_dup[slot] = fz_ldup(z->log, s);
+	size_t h = ((uintptr_t)s >> 3) % FZ_REC_CACHE;
+	if (z->rec_src[h] != s || !z->rec_dup[h]) {
+		z->rec_src[h] = s;
+		z->rec_dup[h] = fz_ldup(z->log, s);
 	}
-	return z->rec_dup[slot];
+	return z->rec_dup[h];
+}
+
+typedef struct DecisionQuery {
+	const FusionLog *l;
+	const char *comp, *prod, *cons;
+} DecisionQuery;
+
+static bool same_decision(const void *ctx, int v)
+{
+	const DecisionQuery *q = ctx;
+	const FusionDecision *d = &q->l->d[v];
+	return !strcmp(d->consumer, q->cons) && !strcmp(d->producer, q->prod) &&
+	       !strcmp(d->comp, q->comp);
 }
 
 void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
@@ -1018,58 +1031,40 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 {
 	if (!z->log || z->failed)
 		return;
-	size_t lc = strlen(comp), lp = strlen(prod), ln = strlen(cons);
-	/* "comp prod cons" (names have no blanks); a key kept is freed
-	 * with the map (fz_free_seen) */
-	char stack[256], *key = stack;
-	if (lc + lp + ln + 3 > sizeof stack &&
-	    !(key = arena_alloc(&z->seen_keys, lc + lp + ln + 3))) {
-		z->failed = true;
-		return;
-	}
-	memcpy(key, comp, lc);
-	key[lc] = ' ';
-	memcpy(key + lc + 1, prod, lp);
-	key[lc + 1 + lp] = ' ';
-	memcpy(key + lc + 2 + lp, cons, ln + 1);
 	FusionLog *l = z->log;
-	void *at = namemap_get(&z->seen, key);
+	const char *w[3] = {comp, prod, cons};
+	unsigned h = fz_hash_words(w, 3);
+	DecisionQuery q = {l, comp, prod, cons};
+	int at = fz_index_find(&z->seen, h, same_decision, &q);
 	FusionDecision *d;
-	if (at) {
+	if (at >= 0) {
 		/* Considered again (the consumer grew): the last word counts
 		 * (the old strings stay in the log's arena). */
-		d = &l->d[(intptr_t)at - 1];
+		d = &l->d[at];
 	} else {
-		if (key == stack)
-			key = arena_strndup(&z->seen_keys, stack,
-					    lc + lp + ln + 2);
-		if (!key ||
-		    !fz_grow((void **)&l->d, &l->cap, l->n + 1, sizeof *l->d) ||
-		    !namemap_put(&z->seen, key, (void *)(intptr_t)(l->n + 1))) {
+		if (!fz_grow((void **)&l->d, &l->cap, l->n + 1, sizeof *l->d) ||
+		    !fz_index_add(&z->seen, h, l->n)) {
 			z->failed = true;
 			return;
 		}
 		d = &l->d[l->n++];
 	}
 	memset(d, 0, sizeof *d);
-	d->producer = rec_dup(z, 1, prod);
-	d->consumer = rec_dup(z, 2, cons);
-	d->comp = rec_dup(z, 0, comp);
-	d->into = fz_ldup(l, into);
+	d->producer = rec_dup(z, prod);
+	d->consumer = rec_dup(z, cons);
+	d->comp = rec_dup(z, comp);
+	d->into = into ? rec_dup(z, into) : NULL;
 	d->reason = fz_ldup(l, v->reason);
 	d->pass = z->pass;
 	d->rule = v->rule;
 	d->fused = v->fused;
 	d->bytes_saved = v->saved;
-	if (!d->producer || !d->consumer || !d->comp || !d->reason)
+	if (!d->producer || !d->consumer || !d->comp || !d->reason ||
+	    (into && !d->into))
 		z->failed = true;
 }
 
-void fz_free_seen(Fz *z)
-{
-	namemap_free(&z->seen);
-	arena_free(&z->seen_keys);
-}
+void fz_free_seen(Fz *z) { fz_index_free(&z->seen); }
 
 /* The name a kernel's value goes by in the log: its own, or for a
  * fusion the instruction computing its (first) output, which keeps its
@@ -1268,7 +1263,6 @@ bool pass_fusion(HloModule *m, PassCtx *cx)
 {
 	Fz z = {.m = m, .log = cx->fusion_log, .pass = "fusion",
 		.groups = calloc(1, sizeof(GroupCache))};
-	namemap_init(&z.seen);
 	namemap_init(&z.touched_names);
 	if (z.log)
 		z.log->off = cx->fusion_off;
@@ -1364,7 +1358,6 @@ bool fusion_force(HloModule *m, HloInstr *p, HloInstr *c,
 	    !strcmp(verdict->rule, "producer-not-fusible"))
 		return false;
 	Fz z = {.m = m, .pass = "fuse"};
-	namemap_init(&z.seen);
 	namemap_init(&z.touched_names);
 	HloInstr *f = c->op == HLO_FUSION ? c : fz_wrap(&z, c);
 	if (f)

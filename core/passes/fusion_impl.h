@@ -48,12 +48,24 @@ typedef struct Verdict {
 	FKind kind; /* of the fusion it makes */
 } Verdict;
 
+/* An index from a hash of some strings to an int (a decision, a
+ * group) that holds no keys: a hit is confirmed by comparing the
+ * strings of the entry it names (callers pass the test). */
+typedef struct FzIndex {
+	struct FzSlot {
+		unsigned h;
+		int v; /* -1: empty */
+	} *slot;
+	int cap, n;
+} FzIndex;
+
+enum { FZ_REC_CACHE = 256 };
+
 /* One fusion pass running: the module, the log it fills, what it changed. */
 typedef struct Fz {
 	HloModule *m;
 	FusionLog *log;
-	NameMap seen; /* "comp producer consumer" -> decision index + 1 */
-	Arena seen_keys; /* the keys of seen */
+	FzIndex seen; /* (comp, producer, consumer) -> decision index */
 	const char *pass;
 	bool failed; /* out of memory */
 	int nfused;
@@ -63,11 +75,10 @@ typedef struct Fz {
 	HloComp **dropped;     /* computations to take out at the end */
 	int ndropped, cap_dropped;
 	GroupCache *groups; /* NULL: no cache (out of memory) */
-	/* The last computation, producer and consumer name copied into the
-	 * log, and the copies (a consumer's pairs come one after another):
+	/* Names copied into the log, by address (rec_dup in fusion.c):
 	 * the same text is stored once. */
-	const char *rec_src[3];
-	char *rec_dup[3];
+	const char *rec_src[FZ_REC_CACHE];
+	char *rec_dup[FZ_REC_CACHE];
 	/* Suffixes for new names (see fresh_name). */
 	int next_fusion, next_comp, next_gte;
 } Fz;
@@ -78,6 +89,15 @@ char *fz_dup(const char *s);
 char *fz_ldup(FusionLog *l, const char *s);
 bool fz_grow(void **v, int *cap, int need, size_t elem);
 void fz_clear_groups(FusionLog *l);
+
+/* FNV-1a of strings s[0..n-1], each followed by a blank (names have
+ * none, so the words are told apart). */
+unsigned fz_hash_words(const char *const *s, int n);
+/* The entry of hash h for which same(ctx, entry) holds, or -1. */
+int fz_index_find(const FzIndex *ix, unsigned h,
+		  bool (*same)(const void *ctx, int v), const void *ctx);
+bool fz_index_add(FzIndex *ix, unsigned h, int v);
+void fz_index_free(FzIndex *ix);
 
 /* --- what an instruction is to fusion (fusion.c) --- */
 /* The rule's static name from the vocabulary. */
@@ -109,7 +129,7 @@ const char *fz_fresh_name(Fz *z, const NameMap *names, const char *base,
 			  int *next);
 void fz_drop_comp(Fz *z, HloComp *c);
 void fz_set_kind(HloInstr *f, FKind k);
-FKind fz_kind_of_fusion(const HloInstr *f);
+FKind fz_kind_of_fusion(GroupCache *gc, const HloInstr *f);
 /* c as a fusion instruction of its own, in c's place. */
 HloInstr *fz_wrap(Fz *z, HloInstr *c);
 void fz_drop_operand(HloInstr *f, int i);

@@ -2,6 +2,7 @@
  * fusions made, merged across passes, looked up by `why` and
  * `fusions`. The log owns its strings (in its arena), so it outlives
  * the module it describes. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,47 +86,135 @@ bool fusion_log_merge(FusionLog *dst, FusionLog *src)
 	return fusion_log_refresh(dst);
 }
 
-/* "comp name" in a (a key for the maps below). */
-static const char *pair_key(Arena *a, const char *comp, const char *name)
+/* ---- an index without keys ------------------------------------------ */
+
+unsigned fz_hash_words(const char *const *s, int n)
 {
-	size_t lc = strlen(comp), ln = strlen(name);
-	char *k = arena_alloc(a, lc + ln + 2);
-	if (k) {
-		memcpy(k, comp, lc);
-		k[lc] = ' ';
-		memcpy(k + lc + 1, name, ln + 1);
+	uint32_t h = 2166136261u;
+	for (int i = 0; i < n; i++) {
+		for (const unsigned char *p = (const unsigned char *)s[i]; *p;
+		     p++) {
+			h ^= *p;
+			h *= 16777619u;
+		}
+		h ^= ' ';
+		h *= 16777619u;
 	}
-	return k;
+	return h;
+}
+
+int fz_index_find(const FzIndex *ix, unsigned h,
+		  bool (*same)(const void *ctx, int v), const void *ctx)
+{
+	if (!ix->cap)
+		return -1;
+	int mask = ix->cap - 1;
+	for (int i = (int)(h & (unsigned)mask);; i = (i + 1) & mask) {
+		const struct FzSlot *s = &ix->slot[i];
+		if (s->v < 0)
+			return -1;
+		if (s->h == h && same(ctx, s->v))
+			return s->v;
+	}
+}
+
+bool fz_index_add(FzIndex *ix, unsigned h, int v)
+{
+	if ((ix->n + 1) * 2 > ix->cap) {
+		int nc = ix->cap ? ix->cap * 2 : 64;
+		struct FzSlot *ns = malloc(sizeof *ns * (size_t)nc);
+		if (!ns)
+			return false;
+		for (int i = 0; i < nc; i++)
+			ns[i].v = -1;
+		for (int i = 0; i < ix->cap; i++) {
+			if (ix->slot[i].v < 0)
+				continue;
+			int j = (int)(ix->slot[i].h & (unsigned)(nc - 1));
+			while (ns[j].v >= 0)
+				j = (j + 1) & (nc - 1);
+			ns[j] = ix->slot[i];
+		}
+		free(ix->slot);
+		ix->slot = ns;
+		ix->cap = nc;
+	}
+	int i = (int)(h & (unsigned)(ix->cap - 1));
+	while (ix->slot[i].v >= 0)
+		i = (i + 1) & (ix->cap - 1);
+	ix->slot[i].h = h;
+	ix->slot[i].v = v;
+	ix->n++;
+	return true;
+}
+
+void fz_index_free(FzIndex *ix)
+{
+	free(ix->slot);
+	memset(ix, 0, sizeof *ix);
+}
+
+/* Member k of group g, an entry of the index refresh builds. */
+typedef struct MemberRef {
+	int g, k;
+} MemberRef;
+
+typedef struct MemberQuery {
+	const FusionLog *l;
+	const MemberRef *refs;
+	const char *comp, *name;
+} MemberQuery;
+
+static bool same_member(const void *ctx, int v)
+{
+	const MemberQuery *q = ctx;
+	const FusionGroup *g = &q->l->g[q->refs[v].g];
+	return !strcmp(g->members[q->refs[v].k], q->name) &&
+	       !strcmp(g->comp, q->comp);
 }
 
 bool fusion_log_refresh(FusionLog *l)
 {
-	/* "comp member" -> group, then each fused decision's consumer. */
-	NameMap by;
-	namemap_init(&by);
-	Arena keys;
-	arena_init(&keys);
-	bool ok = true;
+	/* (comp, member) -> group, then each fused decision's consumer. */
+	int nrefs = 0;
+	for (int i = 0; i < l->ng; i++)
+		nrefs += l->g[i].nmembers;
+	MemberRef *refs = malloc(sizeof *refs * (size_t)(nrefs + 1));
+	FzIndex by = {0};
+	MemberQuery q = {.l = l, .refs = refs};
+	bool ok = refs != NULL;
+	int r = 0;
 	for (int i = 0; i < l->ng && ok; i++) {
 		const FusionGroup *g = &l->g[i];
 		for (int k = 0; k < g->nmembers && ok; k++) {
-			const char *key = pair_key(&keys, g->comp,
-						   g->members[k]);
-			ok = key && namemap_put(&by, key, (void *)g);
+			const char *w[2] = {g->comp, g->members[k]};
+			unsigned h = fz_hash_words(w, 2);
+			q.comp = w[0];
+			q.name = w[1];
+			refs[r] = (MemberRef){i, k};
+			/* a name in two groups: the last one counts */
+			int at = fz_index_find(&by, h, same_member, &q);
+			if (at >= 0)
+				refs[at] = refs[r];
+			else
+				ok = fz_index_add(&by, h, r++);
 		}
 	}
 	for (int i = 0; i < l->n && ok; i++) {
 		FusionDecision *d = &l->d[i];
 		if (!d->fused)
 			continue;
-		const char *key = pair_key(&keys, d->comp, d->consumer);
-		const FusionGroup *g = key ? namemap_get(&by, key) : NULL;
-		ok = key != NULL;
+		const char *w[2] = {d->comp, d->consumer};
+		q.comp = w[0];
+		q.name = w[1];
+		int at = fz_index_find(&by, fz_hash_words(w, 2), same_member,
+				       &q);
+		const FusionGroup *g = at >= 0 ? &l->g[refs[at].g] : NULL;
 		if (g && (!d->into || strcmp(d->into, g->name)))
 			ok = (d->into = fz_ldup(l, g->name)) != NULL;
 	}
-	namemap_free(&by);
-	arena_free(&keys);
+	fz_index_free(&by);
+	free(refs);
 	return ok;
 }
 

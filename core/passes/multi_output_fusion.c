@@ -221,10 +221,9 @@ static int add_output(Fz *z, HloInstr *f, HloInstr *extra)
 	ops[n] = extra;
 	shapes[n] = extra->shape;
 	Shape *ts = shape_tuple(a, n + 1, shapes);
-	HloInstr *root = ts ? hlo_instr_new(fc, HLO_TUPLE, ts,
-					    hlo_comp_unique_name(fc, "tuple"),
-					    n + 1, ops)
-			    : NULL;
+	HloInstr *root =
+		ts ? hlo_instr_new_unique(fc, HLO_TUPLE, ts, "tuple", n + 1, ops)
+		   : NULL;
 	free(ops);
 	free(shapes);
 	if (!root) {
@@ -331,7 +330,7 @@ static HloInstr *merge_siblings(Fz *z, HloInstr *a, HloInstr *b)
 		} else if (!z->failed) {
 			reroute(z, a, first, b);
 		}
-		fz_set_kind(a, fz_kind_of_fusion(a));
+		fz_set_kind(a, fz_kind_of_fusion(z->groups, a));
 		if (!z->failed && b->nusers == 0) {
 			pass_detach(b);
 			fz_drop_comp(z, bc);
@@ -485,7 +484,7 @@ static bool producer_mof(Fz *z, HloInstr *p, Order *ord)
 		int at = add_output(z, cons, pv);
 		if (at < 0 || !reroute(z, cons, at, p))
 			return false;
-		fz_set_kind(cons, fz_kind_of_fusion(cons));
+		fz_set_kind(cons, fz_kind_of_fusion(z->groups, cons));
 		if (p->nusers == 0) {
 			HloComp *pc = fz_fused_comp(p);
 			pass_detach(p);
@@ -553,7 +552,6 @@ bool pass_multi_output_fusion(HloModule *m, PassCtx *cx)
 {
 	Fz z = {.m = m, .log = cx->fusion_log, .pass = "multi-output-fusion",
 		.groups = calloc(1, sizeof(GroupCache))};
-	namemap_init(&z.seen);
 	namemap_init(&z.touched_names);
 	HloComp **comps;
 	int nc = fz_code_comps(m, &comps);

@@ -137,12 +137,11 @@ void pass_place_before(HloComp *c, int first, const HloInstr *before)
 	free(tmp);
 }
 
-HloInstr *pass_copy_instr(HloComp *c, const HloInstr *s, HloInstr *const *ops,
-			  const char *name)
+HloInstr *pass_copy_instr(HloComp *c, const HloInstr *s, HloInstr *const *ops)
 {
 	Arena *a = &c->module->arena;
-	HloInstr *d = hlo_instr_new(c, s->op, shape_clone(a, s->shape), name,
-				    s->nops, ops);
+	HloInstr *d = hlo_instr_new_unique(c, s->op, shape_clone(a, s->shape),
+					   s->name, s->nops, ops);
 	if (!d)
 		return NULL;
 	d->async_wrapped = s->async_wrapped;
