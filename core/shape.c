@@ -237,6 +237,45 @@ static int64_t count_bytes(const Shape *s)
 	return n * dtype_bytes(s->type);
 }
 
+static uint64_t hmix(uint64_t h, uint64_t x) { return (h ^ x) * 0x100000001b3u; }
+
+static uint64_t hstr(uint64_t h, const char *s)
+{
+	if (!s)
+		return hmix(h, 0x5a);
+	for (; *s; s++)
+		h = hmix(h, (unsigned char)*s);
+	return hmix(h, 0xa5);
+}
+
+uint64_t shape_hash(const Shape *s)
+{
+	if (!s)
+		return 1;
+	if (s->hash_cache)
+		return s->hash_cache;
+	uint64_t h = hmix(hmix(0xcbf29ce484222325u, (uint64_t)s->type),
+			  (uint64_t)s->rank);
+	h = hmix(h, (uint64_t)s->buffer);
+	for (int i = 0; i < s->rank; i++)
+		h = hmix(hmix(h, (uint64_t)s->dims[i]),
+			 s->dyn ? s->dyn[i] : DIM_STATIC);
+	if (s->layout) {
+		const Layout *l = s->layout;
+		h = hmix(h, (uint64_t)l->n + 0x100);
+		for (int i = 0; i < l->n; i++)
+			h = hmix(h, (uint64_t)l->minor_to_major[i]);
+		h = hstr(hstr(h, l->ext), l->tiles);
+		h = hmix(hmix(h, (uint64_t)l->element_size_bits),
+			 (uint64_t)l->memory_space);
+	}
+	h = hmix(h, (uint64_t)s->ntuple);
+	for (int i = 0; i < s->ntuple; i++)
+		h = hmix(h, shape_hash(s->tuple[i]));
+	((Shape *)s)->hash_cache = h ? h : 1;
+	return s->hash_cache;
+}
+
 int64_t shape_count_bytes(const Shape *s)
 {
 	((Shape *)s)->bytes_cache = count_bytes(s) + 2;

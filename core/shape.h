@@ -42,6 +42,7 @@ struct Shape {
 	 * shape_clone copies it with the dims. */
 	int64_t elems_cache;
 	int64_t bytes_cache; /* shape_bytes + 2 the same way */
+	uint64_t hash_cache; /* shape_hash, 0 until asked */
 };
 
 Shape *shape_array(Arena *a, Dtype t, int rank, const int64_t *dims);
@@ -74,6 +75,11 @@ static inline int64_t shape_bytes(const Shape *s)
 {
 	return s->bytes_cache ? s->bytes_cache - 2 : shape_count_bytes(s);
 }
+/* A hash of everything a shape says (type, dims and their kinds,
+ * layout, tuple elements, buffer): equal shapes hash equal. Cached in
+ * the shape like the counts above. Never 0. */
+uint64_t shape_hash(const Shape *s);
+
 /* Layout printing: with_layout prints "{1,0}" (default when none is set)
  * for arrays of rank >= 1. */
 void shape_print(StrBuf *b, const Shape *s, bool with_layout);

@@ -36,6 +36,10 @@ typedef struct V {
 	/* check_cycles' stacks, reused from one computation to the next */
 	HloInstr **stack;
 	int *next, cap;
+	/* verify_module_changed: the contents (content_key) of instructions
+	 * that passed in this run; open addressing, 0 empty */
+	uint64_t *seen;
+	int nseen, cap_seen;
 } V;
 
 static bool full(const V *v) { return v->d->errors - v->start >= MAX_ERRORS; }
@@ -752,6 +756,82 @@ static uint64_t instr_sig(const V *v, const HloInstr *ins)
 	return h ? h : 1; /* never 0, "never checked" */
 }
 
+/* What check_instr's verdict on ins depends on apart from where ins and
+ * its operands are (operands_present checks that): opcode, shape,
+ * attribute bytes and each operand's shape, by content. 0 when ins
+ * reads more (a literal, a called computation) or is malformed. A copy
+ * of an instruction that passed, over operands of the same shapes,
+ * passes: the incremental verifier checks a pass's new instructions once
+ * per kind (a fusion pass copies the same few ops into thousands of
+ * fused computations). */
+static uint64_t content_key(const HloInstr *ins)
+{
+	if (ins->literal || !ins->shape || ins->op <= HLO_INVALID ||
+	    ins->op >= HLO_OPCODE_COUNT || hlo_instr_ncalled(ins))
+		return 0;
+	uint64_t h = mix(mix((uint64_t)ins->op + 0x1000, (uint64_t)ins->nops),
+			 (uint64_t)ins->async_wrapped);
+	h = mix(mix(h, shape_hash(ins->shape)), (uint64_t)ins->nattrs);
+	const unsigned char *ab = (const unsigned char *)ins->attrs;
+	size_t nb = sizeof *ins->attrs * (size_t)ins->nattrs;
+	for (size_t i = 0; i + 8 <= nb; i += 8) {
+		uint64_t w;
+		memcpy(&w, ab + i, 8);
+		h = mix(h, w);
+	}
+	for (int i = 0; i < ins->nops; i++) {
+		const HloInstr *o = ins->ops[i];
+		if (!o || !o->shape)
+			return 0;
+		h = mix(h, shape_hash(o->shape));
+	}
+	return h ? h : 1;
+}
+
+/* The slot to start at: mix's low bits hang on the inputs' low bits
+ * only, so the high half is folded in. */
+static int seen_slot(uint64_t k, int cap)
+{
+	k ^= k >> 32;
+	k *= 0x9e3779b97f4a7c15u;
+	return (int)((k >> 40) & (uint64_t)(cap - 1));
+}
+
+static bool seen_has(const V *v, uint64_t k)
+{
+	for (int i = v->cap_seen ? seen_slot(k, v->cap_seen) : 0;
+	     v->cap_seen && v->seen[i]; i = (i + 1) & (v->cap_seen - 1))
+		if (v->seen[i] == k)
+			return true;
+	return false;
+}
+
+static void seen_add(V *v, uint64_t k)
+{
+	if ((v->nseen + 1) * 2 > v->cap_seen) {
+		int nc = v->cap_seen ? v->cap_seen * 2 : 256;
+		uint64_t *t = calloc((size_t)nc, sizeof *t);
+		if (!t)
+			return; /* only a cache */
+		for (int i = 0; i < v->cap_seen; i++) {
+			uint64_t x = v->seen[i];
+			int j = x ? seen_slot(x, nc) : 0;
+			while (x && t[j])
+				j = (j + 1) & (nc - 1);
+			if (x)
+				t[j] = x;
+		}
+		free(v->seen);
+		v->seen = t;
+		v->cap_seen = nc;
+	}
+	int i = seen_slot(k, v->cap_seen);
+	while (v->seen[i])
+		i = (i + 1) & (v->cap_seen - 1);
+	v->seen[i] = k;
+	v->nseen++;
+}
+
 static void check_instr(V *v, const HloInstr *ins)
 {
 	if (ins->op <= HLO_INVALID || ins->op >= HLO_OPCODE_COUNT) {
@@ -904,8 +984,16 @@ static void check_comp(V *v, HloModule *m, HloComp *c)
 	for (int i = 0; i < k && !full(v); i++) {
 		HloInstr *x = todo[i];
 		int before = v->d->errors;
-		check_instr(v, x);
-		x->vsig = v->d->errors == before ? instr_sig(v, x) : 0;
+		uint64_t key = v->changed_only ? content_key(x) : 0;
+		bool known = key && seen_has(v, key);
+		if (known)
+			operands_present(v, x); /* the rest passed already */
+		else
+			check_instr(v, x);
+		bool ok = v->d->errors == before;
+		x->vsig = ok ? instr_sig(v, x) : 0;
+		if (ok && key && !known)
+			seen_add(v, key);
 		/* inferred shapes and messages: not kept past their check */
 		if (v->tmp.used_total > ((size_t)1 << 20))
 			arena_reset(&v->tmp);
@@ -948,6 +1036,7 @@ static bool verify(HloModule *m, Diag *d, const SrcFile *f, bool changed_only,
 	arena_free(&v.tmp);
 	free(v.stack);
 	free(v.next);
+	free(v.seen);
 	if (checked)
 		*checked = v.checked;
 	return d->errors == v.start;

@@ -530,6 +530,83 @@ static void verify_changed_rechecks_what_moved(void **state)
 	hlo_module_free(m);
 }
 
+/* verify_module_changed checks an instruction like one that passed in
+ * the same run only where it is (its operands' computation): the shapes
+ * and attributes of each copy still count. */
+static void verify_changed_copies(void **state)
+{
+	(void)state;
+	HloModule *m = load_text(
+		"HloModule t\n"
+		"%f (x: f32[4]) -> f32[4] {\n"
+		"  %x = f32[4] parameter(0)\n"
+		"  ROOT %y = f32[4] negate(%x)\n"
+		"}\n"
+		"ENTRY e {\n"
+		"  p = f32[4] parameter(0)\n"
+		"  q = f32[2] parameter(1)\n"
+		"  s = f32[] parameter(2)\n"
+		"  a = f32[4] negate(p)\n"
+		"  c = f32[4] call(a), to_apply=%f\n"
+		"  ROOT n = f32[4] negate(c)\n"
+		"}\n");
+	HloComp *e = m->entry, *f = hlo_module_find_comp(m, "f");
+	assert_non_null(f);
+	HloInstr *p = hlo_comp_find(e, "p"), *q = hlo_comp_find(e, "q"),
+		 *s = hlo_comp_find(e, "s"), *x = hlo_comp_find(f, "x");
+	int checked = -1;
+	/* many copies of one kind: all pass */
+	for (int i = 0; i < 8; i++)
+		assert_non_null(hlo_instr_new(e, HLO_NEGATE,
+					      shape_clone(&m->arena, p->shape),
+					      NULL, 1, &p));
+	assert_true(changed_ok(m, &checked));
+	assert_int_equal(checked, 8);
+	/* a passing copy, then one reading another computation's value */
+	assert_non_null(hlo_instr_new(e, HLO_NEGATE,
+				      shape_clone(&m->arena, p->shape), NULL,
+				      1, &p));
+	HloInstr *bad = hlo_instr_new(
+		e, HLO_NEGATE, shape_clone(&m->arena, p->shape), NULL, 1, &x);
+	assert_non_null(bad);
+	assert_false(changed_ok(m, &checked));
+	hlo_set_operand(bad, 0, p);
+	assert_true(changed_ok(m, &checked));
+	/* a passing negate beside copies of other shapes */
+	assert_non_null(hlo_instr_new(e, HLO_NEGATE,
+				      shape_clone(&m->arena, p->shape), NULL,
+				      1, &p));
+	HloInstr *wrong_in = hlo_instr_new(
+		e, HLO_NEGATE, shape_clone(&m->arena, p->shape), NULL, 1, &q);
+	assert_false(changed_ok(m, &checked));
+	hlo_set_operand(wrong_in, 0, p);
+	assert_true(changed_ok(m, &checked));
+	assert_non_null(hlo_instr_new(e, HLO_NEGATE,
+				      shape_clone(&m->arena, p->shape), NULL,
+				      1, &p));
+	HloInstr *wrong_out = hlo_instr_new(
+		e, HLO_NEGATE, shape_clone(&m->arena, q->shape), NULL, 1, &p);
+	assert_false(changed_ok(m, &checked));
+	wrong_out->shape = shape_clone(&m->arena, p->shape);
+	assert_true(changed_ok(m, &checked));
+	/* broadcasts of one scalar: with the right dimensions, then with a
+	 * dimension the scalar does not have */
+	HloInstr *b1 = hlo_instr_new(
+		e, HLO_BROADCAST, shape_clone(&m->arena, p->shape), NULL, 1, &s);
+	HloInstr *b2 = hlo_instr_new(
+		e, HLO_BROADCAST, shape_clone(&m->arena, p->shape), NULL, 1, &s);
+	assert_non_null(hlo_attr_set(b1, A_DIMENSIONS, NULL));
+	HloAttr *dims = hlo_attr_set(b2, A_DIMENSIONS, NULL);
+	int64_t *v = arena_alloc(&m->arena, sizeof *v);
+	v[0] = 0;
+	dims->u.ints.n = 1;
+	dims->u.ints.v = v;
+	assert_false(changed_ok(m, &checked));
+	dims->u.ints.n = 0;
+	assert_true(changed_ok(m, &checked));
+	hlo_module_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -552,6 +629,7 @@ int main(void)
 		cmocka_unit_test(verify_map_and_select_and_scatter),
 		cmocka_unit_test(verify_collects_and_caps_errors),
 		cmocka_unit_test(verify_changed_rechecks_what_moved),
+		cmocka_unit_test(verify_changed_copies),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
