@@ -721,6 +721,20 @@ static uint64_t comp_sig(uint64_t h, const HloComp *c)
 	return mix(h, (uint64_t)c->n);
 }
 
+/* The bytes of ins's attributes (a value replaced in its slot changes
+ * them; values themselves are never changed in place). */
+static uint64_t mix_attrs(uint64_t h, const HloInstr *ins)
+{
+	const unsigned char *ab = (const unsigned char *)ins->attrs;
+	size_t nb = sizeof *ins->attrs * (size_t)ins->nattrs;
+	for (size_t i = 0; i + 8 <= nb; i += 8) {
+		uint64_t w;
+		memcpy(&w, ab + i, 8);
+		h = mix(h, w);
+	}
+	return h;
+}
+
 /* Everything check_instr reads, as one hash: the instruction's opcode,
  * shape, attributes (their bytes: a value replaced in place changes
  * them), literal and computation; each operand and its computation and
@@ -733,13 +747,7 @@ static uint64_t instr_sig(const V *v, const HloInstr *ins)
 	uint64_t h = mix((uint64_t)ins->op, (uint64_t)ins->nops);
 	h = mixp(mixp(mixp(h, ins->shape), ins->literal), ins->parent);
 	h = mix(mixp(h, ins->attrs), (uint64_t)ins->nattrs);
-	const unsigned char *ab = (const unsigned char *)ins->attrs;
-	size_t nb = sizeof *ins->attrs * (size_t)ins->nattrs;
-	for (size_t i = 0; i + 8 <= nb; i += 8) {
-		uint64_t w;
-		memcpy(&w, ab + i, 8);
-		h = mix(h, w);
-	}
+	h = mix_attrs(h, ins);
 	for (int i = 0; i < ins->nops; i++) {
 		const HloInstr *o = ins->ops[i];
 		h = mixp(h, o);
@@ -772,13 +780,7 @@ static uint64_t content_key(const HloInstr *ins)
 	uint64_t h = mix(mix((uint64_t)ins->op + 0x1000, (uint64_t)ins->nops),
 			 (uint64_t)ins->async_wrapped);
 	h = mix(mix(h, shape_hash(ins->shape)), (uint64_t)ins->nattrs);
-	const unsigned char *ab = (const unsigned char *)ins->attrs;
-	size_t nb = sizeof *ins->attrs * (size_t)ins->nattrs;
-	for (size_t i = 0; i + 8 <= nb; i += 8) {
-		uint64_t w;
-		memcpy(&w, ab + i, 8);
-		h = mix(h, w);
-	}
+	h = mix_attrs(h, ins);
 	for (int i = 0; i < ins->nops; i++) {
 		const HloInstr *o = ins->ops[i];
 		if (!o || !o->shape)

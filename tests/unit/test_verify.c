@@ -475,6 +475,21 @@ static bool changed_ok(HloModule *m, int *checked)
 	return ok;
 }
 
+/* Broadcast b of a scalar gets dimensions={0} in its attribute's slot
+ * (caught), then dimensions={} (passes). */
+static void wrong_dims_then_mended(HloModule *m, HloInstr *b)
+{
+	int checked;
+	HloAttr *dims = hlo_attr_set(b, A_DIMENSIONS, NULL);
+	int64_t *v = arena_alloc(&m->arena, sizeof *v);
+	v[0] = 0;
+	dims->u.ints.n = 1;
+	dims->u.ints.v = v;
+	assert_false(changed_ok(m, &checked));
+	dims->u.ints.n = 0;
+	assert_true(changed_ok(m, &checked));
+}
+
 static void verify_changed_rechecks_what_moved(void **state)
 {
 	(void)state;
@@ -502,14 +517,7 @@ static void verify_changed_rechecks_what_moved(void **state)
 	assert_int_equal(checked, 1);
 	/* an attribute rewritten in its slot: broadcast of a scalar with a
 	 * dimension it does not have */
-	HloAttr *dims = hlo_attr_set(b, A_DIMENSIONS, NULL);
-	int64_t *v = arena_alloc(&m->arena, sizeof *v);
-	v[0] = 0;
-	dims->u.ints.n = 1;
-	dims->u.ints.v = v;
-	assert_false(changed_ok(m, &checked));
-	dims->u.ints.n = 0;
-	assert_true(changed_ok(m, &checked));
+	wrong_dims_then_mended(m, b);
 	/* the shape of an operand replaced: its user is checked again */
 	p->shape = q->shape;
 	assert_false(changed_ok(m, &checked));
@@ -562,33 +570,27 @@ static void verify_changed_copies(void **state)
 					      NULL, 1, &p));
 	assert_true(changed_ok(m, &checked));
 	assert_int_equal(checked, 8);
-	/* a passing copy, then one reading another computation's value */
-	assert_non_null(hlo_instr_new(e, HLO_NEGATE,
-				      shape_clone(&m->arena, p->shape), NULL,
-				      1, &p));
-	HloInstr *bad = hlo_instr_new(
-		e, HLO_NEGATE, shape_clone(&m->arena, p->shape), NULL, 1, &x);
-	assert_non_null(bad);
-	assert_false(changed_ok(m, &checked));
-	hlo_set_operand(bad, 0, p);
-	assert_true(changed_ok(m, &checked));
-	/* a passing negate beside copies of other shapes */
-	assert_non_null(hlo_instr_new(e, HLO_NEGATE,
-				      shape_clone(&m->arena, p->shape), NULL,
-				      1, &p));
-	HloInstr *wrong_in = hlo_instr_new(
-		e, HLO_NEGATE, shape_clone(&m->arena, p->shape), NULL, 1, &q);
-	assert_false(changed_ok(m, &checked));
-	hlo_set_operand(wrong_in, 0, p);
-	assert_true(changed_ok(m, &checked));
-	assert_non_null(hlo_instr_new(e, HLO_NEGATE,
-				      shape_clone(&m->arena, p->shape), NULL,
-				      1, &p));
-	HloInstr *wrong_out = hlo_instr_new(
-		e, HLO_NEGATE, shape_clone(&m->arena, q->shape), NULL, 1, &p);
-	assert_false(changed_ok(m, &checked));
-	wrong_out->shape = shape_clone(&m->arena, p->shape);
-	assert_true(changed_ok(m, &checked));
+	/* beside a passing copy: one reading another computation's value,
+	 * one reading the wrong shape, one declaring the wrong shape; each
+	 * caught, then mended */
+	HloInstr *ins[3] = {NULL, NULL, NULL};
+	for (int k = 0; k < 3; k++) {
+		assert_non_null(hlo_instr_new(e, HLO_NEGATE,
+					      shape_clone(&m->arena, p->shape),
+					      NULL, 1, &p));
+		HloInstr *from = k == 0 ? x : k == 1 ? q : p;
+		const Shape *sh = k == 2 ? q->shape : p->shape;
+		ins[k] = hlo_instr_new(e, HLO_NEGATE,
+				       shape_clone(&m->arena, sh), NULL, 1,
+				       &from);
+		assert_non_null(ins[k]);
+		assert_false(changed_ok(m, &checked));
+		if (k < 2)
+			hlo_set_operand(ins[k], 0, p);
+		else
+			ins[k]->shape = shape_clone(&m->arena, p->shape);
+		assert_true(changed_ok(m, &checked));
+	}
 	/* broadcasts of one scalar: with the right dimensions, then with a
 	 * dimension the scalar does not have */
 	HloInstr *b1 = hlo_instr_new(
@@ -596,14 +598,7 @@ static void verify_changed_copies(void **state)
 	HloInstr *b2 = hlo_instr_new(
 		e, HLO_BROADCAST, shape_clone(&m->arena, p->shape), NULL, 1, &s);
 	assert_non_null(hlo_attr_set(b1, A_DIMENSIONS, NULL));
-	HloAttr *dims = hlo_attr_set(b2, A_DIMENSIONS, NULL);
-	int64_t *v = arena_alloc(&m->arena, sizeof *v);
-	v[0] = 0;
-	dims->u.ints.n = 1;
-	dims->u.ints.v = v;
-	assert_false(changed_ok(m, &checked));
-	dims->u.ints.n = 0;
-	assert_true(changed_ok(m, &checked));
+	wrong_dims_then_mended(m, b2);
 	hlo_module_free(m);
 }
 
