@@ -570,6 +570,33 @@ static HloInstr *index_params(HloComp *c, int64_t number)
 	return NULL;
 }
 
+void hlo_comp_param_dropped(HloComp *c, int64_t number)
+{
+	if (number < 0 || number >= c->npidx) {
+		c->npidx = 0; /* rebuilt when next asked */
+		return;
+	}
+	memmove(&c->pidx[number], &c->pidx[number + 1],
+		sizeof *c->pidx * (size_t)(c->npidx - number - 1));
+	c->npidx--;
+}
+
+void hlo_comp_param_added(HloComp *c, HloInstr *p)
+{
+	if (p->param_no != c->npidx) {
+		c->npidx = 0;
+		return;
+	}
+	HloInstr **v = arena_grow(&c->module->arena, c->pidx, sizeof *v,
+				  &c->cap_pidx, c->npidx + 1);
+	if (!v) {
+		c->npidx = 0;
+		return;
+	}
+	c->pidx = v;
+	c->pidx[c->npidx++] = p;
+}
+
 HloInstr *hlo_comp_param(const HloComp *c, int64_t number)
 {
 	if (number >= 0 && number < c->npidx) {

@@ -253,6 +253,11 @@ bool hlo_instr_rename(HloInstr *ins, const char *name);
 char *hlo_numbered_name(char *buf, size_t cap, const char *stem, size_t n,
 			long long k);
 HloInstr *hlo_comp_param(const HloComp *c, int64_t number);
+/* Keep hlo_comp_param's index in step (optional: a stale index is only
+ * rebuilt): parameter number was taken out and those after it numbered
+ * one lower; p was added with the next number. */
+void hlo_comp_param_dropped(HloComp *c, int64_t number);
+void hlo_comp_param_added(HloComp *c, HloInstr *p);
 int hlo_comp_param_count(const HloComp *c);
 
 /* --- attributes --- */

@@ -715,6 +715,7 @@ HloInstr *fz_wrap(Fz *z, HloInstr *c)
 				break;
 			}
 			pars[n]->param_no = n;
+			hlo_comp_param_added(fc, pars[n]);
 			n++;
 		}
 	}
@@ -774,6 +775,7 @@ void fz_drop_operand(HloInstr *f, int i)
 		    q->param_no > i)
 			q->param_no--;
 	}
+	hlo_comp_param_dropped(fc, i);
 	hlo_set_operand(f, i, NULL);
 	for (int k = i; k + 1 < f->nops; k++) {
 		HloInstr *o = f->ops[k + 1];
@@ -811,6 +813,7 @@ HloInstr *fz_param_for(Fz *z, HloInstr *f, HloInstr *o)
 		return NULL;
 	}
 	par->param_no = f->nops - 1;
+	hlo_comp_param_added(fc, par);
 	return par;
 }
 
