@@ -9,7 +9,7 @@
 
 struct ArenaChunk {
 	ArenaChunk *next;
-	size_t size, used;
+	size_t size;
 	_Alignas(16) unsigned char data[];
 };
 
@@ -77,6 +77,7 @@ void arena_free(Arena *a)
 		c = n;
 	}
 	a->head = NULL;
+	a->cur = a->end = NULL;
 	a->used_total = 0;
 }
 
@@ -98,55 +99,41 @@ void arena_adopt(Arena *dst, Arena *src)
 	}
 	dst->used_total += src->used_total;
 	src->head = NULL;
+	src->cur = src->end = NULL; /* its chunk is dst's now */
 	src->used_total = 0;
 }
 
-/* n bytes (rounded up to 16), not zeroed: for copies that fill them. */
-static void *alloc_raw(Arena *a, size_t n)
+void *arena_raw_slow(Arena *a, size_t n)
 {
 	if (n > ((size_t)1 << 40))
 		return NULL;
 	n = (n + 15) & ~(size_t)15;
 	if (n == 0)
 		n = 16;
-	ArenaChunk *c = a->head;
-	if (!c || c->size - c->used < n) {
-		size_t sz = n > CHUNK_MIN ? n : CHUNK_MIN;
-		if (c && c->size * 2 > sz && c->size < (64u << 20))
-			sz = c->size * 2;
-		c = chunk_get(sz);
-		if (!c)
-			return NULL;
-		c->used = 0;
-		c->next = a->head;
-		a->head = c;
+	if ((size_t)(a->end - a->cur) >= n) { /* (the inline path's job) */
+		void *p = a->cur;
+		a->cur += n;
+		a->used_total += n;
+		return p;
 	}
-	void *p = c->data + c->used;
-	c->used += n;
+	ArenaChunk *c = a->head;
+	size_t sz = n > CHUNK_MIN ? n : CHUNK_MIN;
+	if (c && c->size * 2 > sz && c->size < (64u << 20))
+		sz = c->size * 2;
+	c = chunk_get(sz);
+	if (!c)
+		return NULL;
+	c->next = a->head;
+	a->head = c;
+	a->cur = c->data + n;
+	a->end = c->data + c->size;
 	a->used_total += n;
-	return p;
-}
-
-void *arena_alloc(Arena *a, size_t n)
-{
-	void *p = alloc_raw(a, n);
-	if (p)
-		memset(p, 0, n); /* zero only what is handed out: chunks
-				    grow big */
-	return p;
-}
-
-void *arena_dup(Arena *a, const void *p, size_t n)
-{
-	void *q = alloc_raw(a, n);
-	if (q && n)
-		memcpy(q, p, n);
-	return q;
+	return c->data;
 }
 
 char *arena_strndup(Arena *a, const char *s, size_t n)
 {
-	char *q = alloc_raw(a, n + 1);
+	char *q = arena_raw(a, n + 1);
 	if (q) {
 		memcpy(q, s, n);
 		q[n] = 0;
@@ -184,7 +171,7 @@ void *arena_grow(Arena *a, void *p, size_t elem, int *cap, int need)
 	while (nc < need)
 		nc *= 2;
 	size_t old = p ? elem * (size_t)*cap : 0, size = elem * (size_t)nc;
-	unsigned char *q = alloc_raw(a, size);
+	unsigned char *q = arena_raw(a, size);
 	if (!q)
 		return NULL;
 	if (old)

@@ -19,15 +19,49 @@
 typedef struct ArenaChunk ArenaChunk;
 typedef struct Arena {
 	ArenaChunk *head;
+	/* the free part of head's chunk: allocations bump cur (inline,
+	 * below); arena.c starts a new chunk when it is too small */
+	unsigned char *cur, *end;
 	size_t used_total; /* bytes handed out, for stats */
 } Arena;
 
 void arena_init(Arena *a);
 void arena_free(Arena *a);
 void arena_reset(Arena *a);
+/* n bytes from a new chunk (arena_raw's slow path). */
+void *arena_raw_slow(Arena *a, size_t n);
+
+/* n bytes (rounded up to 16), not zeroed; NULL only if malloc fails or
+ * n is absurd. */
+static inline void *arena_raw(Arena *a, size_t n)
+{
+	size_t r = n ? (n + 15) & ~(size_t)15 : 16;
+	if (r >= n && (size_t)(a->end - a->cur) >= r) {
+		void *p = a->cur;
+		a->cur += r;
+		a->used_total += r;
+		return p;
+	}
+	return arena_raw_slow(a, n);
+}
+
 /* Zeroed memory; returns NULL only if malloc fails or n is absurd. */
-void *arena_alloc(Arena *a, size_t n);
-void *arena_dup(Arena *a, const void *p, size_t n);
+static inline void *arena_alloc(Arena *a, size_t n)
+{
+	void *p = arena_raw(a, n);
+	if (p)
+		__builtin_memset(p, 0, n);
+	return p;
+}
+
+static inline void *arena_dup(Arena *a, const void *p, size_t n)
+{
+	void *q = arena_raw(a, n);
+	if (q && n)
+		__builtin_memcpy(q, p, n);
+	return q;
+}
+
 char *arena_strdup(Arena *a, const char *s);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_printf(Arena *a, const char *fmt, ...)
