@@ -616,14 +616,34 @@ static bool decide(GroupCache *gcache, const HloInstr *p, const HloInstr *c,
 
 /* ---- changing the graph ------------------------------------------------- */
 
+typedef struct TouchQuery {
+	const Fz *z;
+	const HloComp *c;
+} TouchQuery;
+
+static bool same_touched(const void *ctx, int v)
+{
+	const TouchQuery *q = ctx;
+	return q->z->touched[v] == q->c;
+}
+
+static unsigned ptr_hash(const void *p)
+{
+	uint64_t x = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15u;
+	return (unsigned)(x >> 32);
+}
+
 void fz_touch(Fz *z, HloComp *c)
 {
-	if ((z->ntouched && z->touched[z->ntouched - 1] == c) ||
-	    namemap_get(&z->touched_names, c->name))
+	if (z->ntouched && z->touched[z->ntouched - 1] == c)
+		return;
+	TouchQuery q = {z, c};
+	unsigned h = ptr_hash(c);
+	if (fz_index_find(&z->touched_ix, h, same_touched, &q) >= 0)
 		return;
 	if (!fz_grow((void **)&z->touched, &z->cap_touched, z->ntouched + 1,
 		     sizeof *z->touched) ||
-	    !namemap_put(&z->touched_names, c->name, c)) {
+	    !fz_index_add(&z->touched_ix, h, z->ntouched)) {
 		z->failed = true;
 		return;
 	}
@@ -658,7 +678,10 @@ const char *fz_fresh_name(Fz *z, const NameMap *names, const char *base,
  * when the pass ends (all at once: one at a time is quadratic). */
 void fz_drop_comp(Fz *z, HloComp *c)
 {
-	namemap_del(&z->touched_names, c->name);
+	TouchQuery q = {z, c};
+	int at = fz_index_find(&z->touched_ix, ptr_hash(c), same_touched, &q);
+	if (at >= 0)
+		z->touched[at] = NULL; /* not re-sorted at the end */
 	if (!fz_grow((void **)&z->dropped, &z->cap_dropped, z->ndropped + 1,
 		     sizeof *z->dropped)) {
 		z->failed = true;
@@ -1237,7 +1260,7 @@ bool fz_finish(Fz *z, PassCtx *cx, HloComp **comps, int nc)
 {
 	for (int i = 0; i < z->ntouched && !z->failed; i++) {
 		HloComp *c = z->touched[i];
-		if (namemap_get(&z->touched_names, c->name) != c)
+		if (!c)
 			continue; /* dropped */
 		pass_compact(c);
 		if (!c->is_entry &&
@@ -1254,7 +1277,7 @@ bool fz_finish(Fz *z, PassCtx *cx, HloComp **comps, int nc)
 	fz_free_seen(z);
 	free(z->groups);
 	free(z->touched);
-	namemap_free(&z->touched_names);
+	fz_index_free(&z->touched_ix);
 	free(comps);
 	if (z->failed)
 		diag_error(cx->d, NULL, (SrcLoc){0, 0}, "%s: out of memory",
@@ -1266,7 +1289,6 @@ bool pass_fusion(HloModule *m, PassCtx *cx)
 {
 	Fz z = {.m = m, .log = cx->fusion_log, .pass = "fusion",
 		.groups = calloc(1, sizeof(GroupCache))};
-	namemap_init(&z.touched_names);
 	if (z.log)
 		z.log->off = cx->fusion_off;
 	HloComp **comps;
@@ -1361,7 +1383,6 @@ bool fusion_force(HloModule *m, HloInstr *p, HloInstr *c,
 	    !strcmp(verdict->rule, "producer-not-fusible"))
 		return false;
 	Fz z = {.m = m, .pass = "fuse"};
-	namemap_init(&z.touched_names);
 	HloInstr *f = c->op == HLO_FUSION ? c : fz_wrap(&z, c);
 	if (f)
 		fuse_into(&z, p, f);
@@ -1375,7 +1396,7 @@ bool fusion_force(HloModule *m, HloInstr *p, HloInstr *c,
 	fz_free_seen(&z);
 	free(z.touched);
 	free(z.dropped);
-	namemap_free(&z.touched_names);
+	fz_index_free(&z.touched_ix);
 	if (z.failed || !f) {
 		free(verdict->reason);
 		verdict->reason = fz_dup("out of memory");

@@ -71,7 +71,7 @@ typedef struct Fz {
 	int nfused;
 	HloComp **touched; /* computations changed: re-sorted at the end */
 	int ntouched, cap_touched;
-	NameMap touched_names; /* computation name -> touched */
+	FzIndex touched_ix; /* computation -> its place in touched */
 	HloComp **dropped;     /* computations to take out at the end */
 	int ndropped, cap_dropped;
 	GroupCache *groups; /* NULL: no cache (out of memory) */

@@ -552,7 +552,6 @@ bool pass_multi_output_fusion(HloModule *m, PassCtx *cx)
 {
 	Fz z = {.m = m, .log = cx->fusion_log, .pass = "multi-output-fusion",
 		.groups = calloc(1, sizeof(GroupCache))};
-	namemap_init(&z.touched_names);
 	HloComp **comps;
 	int nc = fz_code_comps(m, &comps);
 	if (nc < 0) {
