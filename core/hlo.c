@@ -346,17 +346,25 @@ static void remove_user(HloInstr *op, HloInstr *user)
 	}
 }
 
-/* hlo_instr_new with its name already in the module's arena. */
+/* hlo_instr_new with its name already in the module's arena; when that
+ * name is taken, fails, or with uniquify takes the name
+ * hlo_comp_unique_name gives. */
 static HloInstr *instr_new(HloComp *c, HloOpcode op, Shape *shape,
-			   const char *name, int nops, HloInstr *const *ops)
+			   const char *name, bool uniquify, int nops,
+			   HloInstr *const *ops)
 {
 	HloModule *m = c->module;
 	Arena *a = &m->arena;
 	HloInstr *ins = arena_alloc(a, sizeof *ins);
-	if (!ins)
+	if (!ins || !name)
 		return NULL;
 	ins->name = name;
-	if (!ins->name || namemap_add(&c->names, ins->name, ins) != 1)
+	int added = namemap_add(&c->names, ins->name, ins);
+	if (added == 0 && uniquify) {
+		ins->name = hlo_comp_unique_name(c, name);
+		added = ins->name ? namemap_add(&c->names, ins->name, ins) : -1;
+	}
+	if (added != 1)
 		return NULL; /* taken (or out of memory) */
 	void *v = arena_grow(a, c->instrs, sizeof *c->instrs, &c->cap, c->n + 1);
 	if (!v) {
@@ -399,15 +407,16 @@ HloInstr *hlo_instr_new(HloComp *c, HloOpcode op, Shape *shape,
 	return instr_new(c, op, shape,
 			 name ? arena_strdup(a, name)
 			      : hlo_comp_unique_name(c, hlo_opcode_name(op)),
-			 nops, ops);
+			 false, nops, ops);
 }
 
 HloInstr *hlo_instr_new_unique(HloComp *c, HloOpcode op, Shape *shape,
 			       const char *base, int nops,
 			       HloInstr *const *ops)
 {
-	return instr_new(c, op, shape, hlo_comp_unique_name(c, base), nops,
-			 ops);
+	/* base itself first: one probe when it is free (the usual case) */
+	return instr_new(c, op, shape, arena_strdup(&c->module->arena, base),
+			 true, nops, ops);
 }
 
 HloInstr *hlo_comp_find(const HloComp *c, const char *name)
