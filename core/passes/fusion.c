@@ -329,18 +329,51 @@ static int inner_users(const HloInstr *p, const HloInstr *c,
 
 /* ---- deciding one pair -------------------------------------------------- */
 
-/* vsnprintf for the sentences' own conversions (%s, %d, %lld, %%), a
- * few times faster: a pass says tens of thousands of them. Any other
- * conversion goes to vsnprintf. */
-static void say_fmt(char *out, size_t cap, const char *fmt, va_list ap)
+/* The sentences are packed, not printed: a pass says tens of thousands
+ * of them and few are read (`fusions`, `why`). */
+bool fz_say(Verdict *v, bool fused, const char *r, const char *fmt, ...)
 {
-	for (const char *p = strchr(fmt, '%'); p; p = strchr(p + 2, '%'))
-		if (p[1] != 's' && p[1] != 'd' && p[1] != '%' &&
-		    strncmp(p + 1, "lld", 3) != 0) {
-			vsnprintf(out, cap, fmt, ap);
-			return;
+	v->fused = fused;
+	v->rule = fz_rule(r);
+	v->fmt = fmt;
+	size_t o = 0, cap = sizeof v->args;
+	va_list ap;
+	va_start(ap, fmt);
+	for (const char *p = strchr(fmt, '%'); p; p = strchr(p, '%')) {
+		if (p[1] == 's') {
+			const char *a = va_arg(ap, const char *);
+			size_t n = strlen(a);
+			if (o < cap) {
+				if (n > cap - 1 - o)
+					n = cap - 1 - o; /* past what is shown */
+				memcpy(v->args + o, a, n);
+				v->args[o + n] = 0;
+				o += n + 1;
+			}
+			p += 2;
+		} else if (p[1] == 'd' || !strncmp(p + 1, "lld", 3)) {
+			long long x = p[1] == 'd' ? va_arg(ap, int)
+						  : va_arg(ap, long long);
+			if (o + sizeof x <= cap) {
+				memcpy(v->args + o, &x, sizeof x);
+				o += sizeof x;
+			}
+			p += p[1] == 'd' ? 2 : 4;
+		} else {
+			p += p[1] == '%' ? 2 : 1;
 		}
-	size_t o = 0;
+	}
+	va_end(ap);
+	v->nargs = (int)o;
+	return fused;
+}
+
+void fz_text(const char *fmt, const unsigned char *args, int nargs,
+	     char *out, size_t cap)
+{
+	size_t o = 0, a = 0, na = nargs > 0 ? (size_t)nargs : 0;
+	if (!cap)
+		return;
 	for (const char *p = fmt; *p && o + 1 < cap; p++) {
 		if (*p != '%') {
 			/* the literal run up to the next conversion */
@@ -353,39 +386,34 @@ static void say_fmt(char *out, size_t cap, const char *fmt, va_list ap)
 			continue;
 		}
 		char num[32];
-		const char *s = num;
+		const char *s = "";
+		size_t n = 0;
 		if (p[1] == 's') {
-			s = va_arg(ap, const char *);
+			if (a < na) {
+				s = (const char *)args + a;
+				n = strnlen(s, na - a);
+			}
+			a += n + 1;
 			p++;
-		} else if (p[1] == 'd') {
-			hlo_numbered_name(num, sizeof num, "", 0, va_arg(ap, int));
-			p++;
-		} else if (p[1] == '%') {
-			s = "%";
-			p++;
+		} else if (p[1] == 'd' || !strncmp(p + 1, "lld", 3)) {
+			long long x = 0;
+			if (a + sizeof x <= na)
+				memcpy(&x, args + a, sizeof x);
+			a += sizeof x;
+			s = hlo_numbered_name(num, sizeof num, "", 0, x);
+			n = strlen(s);
+			p += p[1] == 'd' ? 1 : 3;
 		} else {
-			hlo_numbered_name(num, sizeof num, "", 0,
-					  va_arg(ap, long long));
-			p += 3;
+			s = "%";
+			n = 1;
+			p += p[1] == '%';
 		}
-		size_t n = strlen(s);
 		if (n > cap - 1 - o)
 			n = cap - 1 - o;
 		memcpy(out + o, s, n);
 		o += n;
 	}
 	out[o] = 0;
-}
-
-bool fz_say(Verdict *v, bool fused, const char *r, const char *fmt, ...)
-{
-	v->fused = fused;
-	v->rule = fz_rule(r);
-	va_list ap;
-	va_start(ap, fmt);
-	say_fmt(v->reason, sizeof v->reason, fmt, ap);
-	va_end(ap);
-	return fused;
 }
 
 /* "512 bytes", "16.0 KiB", "-1.5 MiB": what printf's "%.1f" makes of
@@ -1080,12 +1108,15 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 	d->consumer = rec_dup(z, cons);
 	d->comp = rec_dup(z, comp);
 	d->into = into ? rec_dup(z, into) : NULL;
-	d->reason = fz_ldup(l, v->reason);
+	d->fmt = v->fmt;
+	d->args = v->nargs ? arena_dup(&l->a, v->args, (size_t)v->nargs)
+			   : (const unsigned char *)"";
+	d->nargs = v->nargs;
 	d->pass = z->pass;
 	d->rule = v->rule;
 	d->fused = v->fused;
 	d->bytes_saved = v->saved;
-	if (!d->producer || !d->consumer || !d->comp || !d->reason ||
+	if (!d->producer || !d->consumer || !d->comp || !d->args ||
 	    (into && !d->into))
 		z->failed = true;
 }
@@ -1313,7 +1344,9 @@ static void to_decision(FusionDecision *out, const HloInstr *p,
 	out->producer = fz_dup(p->name);
 	out->consumer = fz_dup(c->name);
 	out->comp = fz_dup(c->parent ? c->parent->name : "");
-	out->reason = fz_dup(v->reason);
+	char text[FUSION_REASON_MAX];
+	fz_text(v->fmt, v->args, v->nargs, text, sizeof text);
+	out->reason = fz_dup(text);
 	out->pass = "fusion";
 	out->rule = v->rule;
 	out->fused = v->fused;

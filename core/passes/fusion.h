@@ -24,11 +24,24 @@ typedef struct FusionDecision {
 	char *into;       /* fused: the fusion instruction it went into */
 	const char *pass; /* "fusion", "multi-output-fusion" or "fuse" */
 	const char *rule; /* one of fusion_rules[].name */
-	char *reason;     /* the rule's sentence with this pair's figures */
+	/* The rule's sentence with this pair's figures: reason, or (in a
+	 * pass's log, where most are never read) made from fmt and its
+	 * packed arguments when asked: fusion_decision_reason. */
+	char *reason;
+	const char *fmt;
+	const unsigned char *args;
+	int nargs;
 	bool fused;
 	int64_t bytes_saved; /* bytes moved saved by fusing (< 0: it costs);
 				for a refusal, what fusing would have saved */
 } FusionDecision;
+
+/* The longest sentence a decision says (longer ones are cut). */
+enum { FUSION_REASON_MAX = 320 };
+
+/* d's sentence: d->reason, or made in buf (cap bytes). */
+const char *fusion_decision_reason(const FusionDecision *d, char *buf,
+				   size_t cap);
 
 /* A fusion instruction as the last pass left it. */
 typedef struct FusionGroup {

@@ -40,13 +40,23 @@ typedef struct GroupCache {
 	} e[GROUP_CACHE];
 } GroupCache;
 
+/* A decision before it is logged. The sentence is kept as its format
+ * (conversions %s, %d, %lld, %%) and the values packed after one
+ * another (strings with their terminating zero), and made into text
+ * only when someone reads it (fz_text). */
+enum { VERDICT_ARGS = 640 };
 typedef struct Verdict {
 	bool fused;
 	const char *rule;
-	char reason[320];
+	const char *fmt;
+	unsigned char args[VERDICT_ARGS];
+	int nargs; /* bytes of args used */
 	int64_t saved;
 	FKind kind; /* of the fusion it makes */
 } Verdict;
+/* The sentence of fmt and its packed args, at most cap - 1 bytes. */
+void fz_text(const char *fmt, const unsigned char *args, int nargs,
+	     char *out, size_t cap);
 
 /* An index from a hash of some strings to an int (a decision, a
  * group) that holds no keys: a hit is confirmed by comparing the

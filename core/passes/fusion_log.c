@@ -32,6 +32,15 @@ void fusion_decision_free(FusionDecision *d)
 
 void fz_clear_groups(FusionLog *l) { l->ng = 0; }
 
+const char *fusion_decision_reason(const FusionDecision *d, char *buf,
+				   size_t cap)
+{
+	if (d->reason || !d->fmt)
+		return d->reason ? d->reason : "";
+	fz_text(d->fmt, d->args, d->nargs, buf, cap);
+	return buf;
+}
+
 void fusion_log_free(FusionLog *l)
 {
 	if (!l)

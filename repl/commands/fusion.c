@@ -26,7 +26,8 @@ static void print_decision(Session *s, const FusionDecision *d,
 		"bytes_saved=%lld considered=%s\n",
 		d->producer, d->consumer, yes_no(d->fused), d->rule,
 		(long long)d->bytes_saved, considered);
-	fprintf(s->out, "  %s\n", d->reason);
+	char why[FUSION_REASON_MAX];
+	fprintf(s->out, "  %s\n", fusion_decision_reason(d, why, sizeof why));
 	if (d->fused && d->into)
 		fprintf(s->out, "  now in %s\n", d->into);
 	if (d->bytes_saved > 0 && !d->fused)
@@ -223,7 +224,7 @@ bool cmd_fusions(Session *s, const CmdArgs *a)
 		fprintf(s->out, "(the pass ran with 'set fusion off')\n");
 	const char *only = a->argc ? repl_bare_name(a->argv[0]) : NULL;
 	int shown = 0;
-	char h[32];
+	char h[32], why[FUSION_REASON_MAX];
 	for (int i = 0; i < l->n; i++) {
 		const FusionDecision *d = &l->d[i];
 		if (only && !wanted(d, only))
@@ -246,7 +247,8 @@ bool cmd_fusions(Session *s, const CmdArgs *a)
 				repl_bytes(h, sizeof h, d->bytes_saved));
 		else
 			fprintf(s->out, "  declined %s -> %s  [%s] %s\n",
-				d->producer, d->consumer, d->rule, d->reason);
+				d->producer, d->consumer, d->rule,
+				fusion_decision_reason(d, why, sizeof why));
 	}
 	fprintf(s->out, "decisions by rule:\n");
 	summary(s, l);

@@ -200,7 +200,8 @@ static void check_log(const HloModule *m, const FusionLog *l)
 	for (int i = 0; i < l->n; i++) {
 		const FusionDecision *d = &l->d[i];
 		assert_true(known_rule(d->rule));
-		assert_non_null(d->reason);
+		char why[FUSION_REASON_MAX];
+		assert_true(fusion_decision_reason(d, why, sizeof why)[0]);
 		if (d->fused) {
 			assert_non_null(d->into);
 			assert_non_null(fusion_in(m, d->comp, d->into));
@@ -417,10 +418,74 @@ static void test_human_bytes_match_printf(void **state)
 	}
 }
 
+/* A sentence packed by fz_say and made by fz_text reads as snprintf
+ * would print it into FUSION_REASON_MAX bytes: short and long names,
+ * numbers at their limits, %%, and sentences cut at the end. */
+static void check_sentence(const char *fmt, const char *a, int d, long long l)
+{
+	Verdict v;
+	char want[FUSION_REASON_MAX], got[FUSION_REASON_MAX];
+	if (strstr(fmt, "%lld")) {
+		fz_say(&v, false, "fused-loop", fmt, a, d, l);
+		snprintf(want, sizeof want, fmt, a, d, l);
+	} else {
+		fz_say(&v, false, "fused-loop", fmt, a, d);
+		snprintf(want, sizeof want, fmt, a, d);
+	}
+	fz_text(v.fmt, v.args, v.nargs, got, sizeof got);
+	if (strcmp(want, got))
+		fail_msg("'%s': snprintf says '%s', fz_text '%s'", fmt, want,
+			 got);
+}
+
+static void test_sentences_match_printf(void **state)
+{
+	(void)state;
+	static char longname[2000];
+	memset(longname, 'n', sizeof longname - 1);
+	const char *names[] = {"", "x", "fusion.12", longname + 1999 - 300,
+			       longname + 1999 - 330, longname};
+	const int ints[] = {0, -1, 7, 2147483647, -2147483647 - 1};
+	const long long longs[] = {0, -5, 9223372036854775807LL,
+				   -9223372036854775807LL - 1};
+	const char *fmts[] = {
+		"the producer is %s and %d more",
+		"%s%d%lld",
+		"100%% of %s: %d users, %lld bytes",
+		"no conversion at all",
+		"%d then a long name %s and %lld",
+	};
+	for (size_t f = 0; f < sizeof fmts / sizeof *fmts; f++)
+		for (size_t n = 0; n < sizeof names / sizeof *names; n++)
+			for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
+				for (size_t k = 0;
+				     k < sizeof longs / sizeof *longs; k++) {
+					if (f == 4) {
+						/* %d first: packed in order */
+						Verdict v;
+						char want[FUSION_REASON_MAX],
+							got[FUSION_REASON_MAX];
+						fz_say(&v, true, "fused-loop",
+						       fmts[f], ints[i], names[n],
+						       longs[k]);
+						snprintf(want, sizeof want, fmts[f],
+							 ints[i], names[n],
+							 longs[k]);
+						fz_text(v.fmt, v.args, v.nargs,
+							got, sizeof got);
+						assert_string_equal(want, got);
+						continue;
+					}
+					check_sentence(fmts[f], names[n],
+						       ints[i], longs[k]);
+				}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kernel_counts),
+		cmocka_unit_test(test_sentences_match_printf),
 		cmocka_unit_test(test_human_bytes_match_printf),
 		cmocka_unit_test(test_vocabulary),
 		cmocka_unit_test(test_every_rule_has_a_golden_test),
