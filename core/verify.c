@@ -701,7 +701,11 @@ static void calls_entry(V *v, const HloInstr *ins)
  * h, so two sequences that differ in one word always hash apart. */
 static uint64_t mix(uint64_t h, uint64_t x)
 {
-	return (h ^ x) * 0x100000001b3u;
+	h = (h ^ x) * 0x100000001b3u;
+	/* rotated (also a bijection): a product's top bits would
+	 * otherwise never reach the others, and flips of the top bit of
+	 * two words would cancel out */
+	return h << 27 | h >> 37;
 }
 
 static uint64_t mixp(uint64_t h, const void *p)

@@ -20,8 +20,8 @@ bool pass_constant_folding(HloModule *m, PassCtx *cx);
  * text reads definitions before uses. */
 void pass_place_before(HloComp *c, int first, const HloInstr *before);
 
-/* A copy of s (same module) appended to c under s's name (s.N when that
- * is taken in c), with operands ops (s->nops of them): opcode, shape,
+/* A copy of s (same module) appended to c under s's name (when that is
+ * taken in c, what hlo_comp_unique_name makes of it), with operands ops (s->nops of them): opcode, shape,
  * attributes, literal. NULL on out of memory. */
 HloInstr *pass_copy_instr(HloComp *c, const HloInstr *s, HloInstr *const *ops);
 
