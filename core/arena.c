@@ -110,12 +110,6 @@ void *arena_raw_slow(Arena *a, size_t n)
 	n = (n + 15) & ~(size_t)15;
 	if (n == 0)
 		n = 16;
-	if ((size_t)(a->end - a->cur) >= n) { /* (the inline path's job) */
-		void *p = a->cur;
-		a->cur += n;
-		a->used_total += n;
-		return p;
-	}
 	ArenaChunk *c = a->head;
 	size_t sz = n > CHUNK_MIN ? n : CHUNK_MIN;
 	if (c && c->size * 2 > sz && c->size < (64u << 20))

@@ -28,7 +28,7 @@ typedef struct Arena {
 void arena_init(Arena *a);
 void arena_free(Arena *a);
 void arena_reset(Arena *a);
-/* n bytes from a new chunk (arena_raw's slow path). */
+/* n bytes from a new chunk (arena_raw's slow path: call arena_raw). */
 void *arena_raw_slow(Arena *a, size_t n);
 
 /* n bytes (rounded up to 16), not zeroed; NULL only if malloc fails or

@@ -536,7 +536,7 @@ static int64_t bytes_saved(const HloInstr *p, const HloInstr *c,
 static bool decide(GroupCache *gcache, const HloInstr *p, const HloInstr *c,
 		   bool off, Verdict *v)
 {
-	memset(v, 0, sizeof *v);
+	fz_verdict_clear(v);
 	char b1[64], b2[64];
 	const char *why;
 	if ((why = fz_unfusible(gcache, c)))
@@ -1369,7 +1369,8 @@ static bool runs_as_code(const HloModule *m, const HloComp *c)
 void fusion_judge(const HloModule *m, const HloInstr *p, const HloInstr *c,
 		  bool fusion_off, FusionDecision *out)
 {
-	Verdict v = {0};
+	Verdict v;
+	fz_verdict_clear(&v);
 	if (p->parent != c->parent) {
 		fz_say(&v, false, "different-computations",
 		       "%s is in %s and %s in %s: fusion only joins "

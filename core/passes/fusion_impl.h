@@ -5,7 +5,9 @@
 #ifndef XR_FUSION_IMPL_H
 #define XR_FUSION_IMPL_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "fusion.h"
 #include "passes.h"
@@ -49,11 +51,17 @@ typedef struct Verdict {
 	bool fused;
 	const char *rule;
 	const char *fmt;
-	unsigned char args[VERDICT_ARGS];
 	int nargs; /* bytes of args used */
 	int64_t saved;
 	FKind kind; /* of the fusion it makes */
+	unsigned char args[VERDICT_ARGS]; /* last: fz_verdict_clear */
 } Verdict;
+/* A verdict with nothing said yet (args, read only up to nargs, left as
+ * they are: clearing them would cost more than the decision). */
+static inline void fz_verdict_clear(Verdict *v)
+{
+	memset(v, 0, offsetof(Verdict, args));
+}
 /* The sentence of fmt and its packed args, at most cap - 1 bytes. */
 void fz_text(const char *fmt, const unsigned char *args, int nargs,
 	     char *out, size_t cap);

@@ -362,7 +362,8 @@ static bool siblings_of(Fz *z, HloInstr *o, Order *ord)
 			continue;
 		for (int j = i + 1; j < nu; j++) {
 			HloInstr *b = o->users[j];
-			Verdict v = {0};
+			Verdict v;
+			fz_verdict_clear(&v);
 			const char *why = mof_unfit(b);
 			char s1[64], s2[64];
 			if (why) {
@@ -432,7 +433,8 @@ static bool producer_mof(Fz *z, HloInstr *p, Order *ord)
 		Group gc = fz_group(z->groups, cons);
 		if (!gc.nreduce)
 			continue; /* the case that pays: a reduction's input */
-		Verdict v = {0};
+		Verdict v;
+		fz_verdict_clear(&v);
 		char s1[64], s2[64];
 		bool cycle = false;
 		for (int k = 0; k < p->nusers && !cycle; k++)
