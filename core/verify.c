@@ -40,6 +40,10 @@ typedef struct V {
 	 * that passed in this run; open addressing, 0 empty */
 	uint64_t *seen;
 	int nseen, cap_seen;
+	/* check_comp's list of what to check, with their signatures */
+	HloInstr **todo;
+	uint64_t *sigs;
+	int cap_todo;
 } V;
 
 static bool full(const V *v) { return v->d->errors - v->start >= MAX_ERRORS; }
@@ -972,17 +976,35 @@ static void check_comp(V *v, HloModule *m, HloComp *c)
 	check_params(v, c);
 	/* Which instructions to check: all, or those whose signature
 	 * moved since they last passed (a cycle needs a changed operand,
-	 * so a computation without one keeps its acyclic verdict). */
-	HloInstr **todo = malloc(sizeof *todo * (size_t)(c->n + 1));
-	if (!todo) {
-		err_at(v, c->loc, "out of memory verifying '%s'", c->name);
-		return;
+	 * so a computation without one keeps its acyclic verdict). Each
+	 * signature is taken once: the checks change nothing it reads. */
+	if (c->n > v->cap_todo) {
+		free(v->todo);
+		free(v->sigs);
+		v->cap_todo = c->n * 2;
+		v->todo = malloc(sizeof *v->todo * (size_t)v->cap_todo);
+		v->sigs = malloc(sizeof *v->sigs * (size_t)v->cap_todo);
+		if (!v->todo || !v->sigs) {
+			free(v->todo);
+			free(v->sigs);
+			v->todo = NULL;
+			v->sigs = NULL;
+			v->cap_todo = 0;
+			err_at(v, c->loc, "out of memory verifying '%s'",
+			       c->name);
+			return;
+		}
 	}
+	HloInstr **todo = v->todo;
+	uint64_t *sigs = v->sigs;
 	int k = 0;
 	for (int i = 0; i < c->n; i++) {
 		HloInstr *x = c->instrs[i];
-		if (!v->changed_only || x->vsig != instr_sig(v, x))
-			todo[k++] = x;
+		uint64_t s = instr_sig(v, x);
+		if (!v->changed_only || x->vsig != s) {
+			todo[k] = x;
+			sigs[k++] = s;
+		}
 	}
 	v->checked += k;
 	if (k)
@@ -997,14 +1019,13 @@ static void check_comp(V *v, HloModule *m, HloComp *c)
 		else
 			check_instr(v, x);
 		bool ok = v->d->errors == before;
-		x->vsig = ok ? instr_sig(v, x) : 0;
+		x->vsig = ok ? sigs[i] : 0;
 		if (ok && key && !known)
 			seen_add(v, key);
 		/* inferred shapes and messages: not kept past their check */
 		if (v->tmp.used_total > ((size_t)1 << 20))
 			arena_reset(&v->tmp);
 	}
-	free(todo);
 }
 
 static void check_entry(V *v, const HloModule *m)
@@ -1043,6 +1064,8 @@ static bool verify(HloModule *m, Diag *d, const SrcFile *f, bool changed_only,
 	free(v.stack);
 	free(v.next);
 	free(v.seen);
+	free(v.todo);
+	free(v.sigs);
 	if (checked)
 		*checked = v.checked;
 	return d->errors == v.start;
