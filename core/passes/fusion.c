@@ -812,6 +812,13 @@ HloInstr *fz_wrap(Fz *z, HloInstr *c)
 	return f;
 }
 
+/* Are c's parameters named by number when the pass ends (tidy_params)?
+ * Those of the fused computations the passes make, by their name. */
+bool fz_tidied(const HloComp *c)
+{
+	return !c->is_entry && strncmp(c->name, "fused_computation", 17) == 0;
+}
+
 /* Removes f's operand i and the fused parameter it feeds (which must have
  * no users left), renumbering the parameters after it. */
 void fz_drop_operand(HloInstr *f, int i)
@@ -854,8 +861,18 @@ HloInstr *fz_param_for(Fz *z, HloInstr *f, HloInstr *o)
 	f->ops = ops;
 	f->nops++;
 	hlo_set_operand(f, f->nops - 1, o);
-	char name[32];
-	hlo_numbered_name(name, sizeof name, "param_", 6, f->nops - 1);
+	/* param_N by its number, the name tidy_params gives it at the end.
+	 * In a computation tidy_params renames, where param_N is often
+	 * still held by a parameter renumbered since, a name from the
+	 * module's instruction count instead (no search for a free one). */
+	char name[40];
+	if (fz_tidied(fc)) {
+		fz_touch(z, fc); /* so that tidy_params runs on it */
+		hlo_numbered_name(name, sizeof name, "param.new.", 10,
+				  z->m->next_id);
+	}
+	else
+		hlo_numbered_name(name, sizeof name, "param_", 6, f->nops - 1);
 	HloInstr *par =
 		hlo_instr_new_unique(fc, HLO_PARAMETER,
 				     shape_clone(a, o->shape), name, 0, NULL);
@@ -1294,8 +1311,7 @@ bool fz_finish(Fz *z, PassCtx *cx, HloComp **comps, int nc)
 		if (!c)
 			continue; /* dropped */
 		pass_compact(c);
-		if (!c->is_entry &&
-		    strncmp(c->name, "fused_computation", 17) == 0)
+		if (fz_tidied(c))
 			tidy_params(c);
 		if (!fz_topo_sort(z->m, c))
 			z->failed = true;

@@ -151,6 +151,7 @@ FKind fz_kind_of_fusion(GroupCache *gc, const HloInstr *f);
 /* c as a fusion instruction of its own, in c's place. */
 HloInstr *fz_wrap(Fz *z, HloInstr *c);
 void fz_drop_operand(HloInstr *f, int i);
+bool fz_tidied(const HloComp *c);
 HloInstr *fz_param_for(Fz *z, HloInstr *f, HloInstr *o);
 int fz_inline_comp(Fz *z, HloComp *src, HloComp *dst, HloInstr *const *ops,
 		   int nops, HloInstr ***po, HloInstr ***map);
