@@ -247,11 +247,31 @@ Group fz_group(GroupCache *gc, const HloInstr *x)
 	if (gc->e[h].fc == fc && gc->e[h].n == fc->n && gc->e[h].last == last)
 		return gc->e[h].g;
 	Group g = fz_group_of(x);
+	fz_group_put(gc, x, g);
+	return g;
+}
+
+void fz_group_put(GroupCache *gc, const HloInstr *x, Group g)
+{
+	HloComp *fc = fz_fused_comp(x);
+	if (!gc || !fc || !fc->n)
+		return;
+#if XR_ASAN
+	Group f = fz_group_of(x);
+	if (f.ninstrs != g.ninstrs || f.nparams != g.nparams ||
+	    f.nreduce != g.nreduce || f.ndot != g.ndot ||
+	    f.elementwise != g.elementwise ||
+	    (f.costly ? !g.costly || strcmp(f.costly, g.costly) : !!g.costly)) {
+		fprintf(stderr, "fz_group_put: the group of %s is not what a "
+				"scan finds\n", x->name);
+		abort();
+	}
+#endif
+	size_t h = ((uintptr_t)fc >> 4) % GROUP_CACHE;
 	gc->e[h].fc = fc;
 	gc->e[h].n = fc->n;
-	gc->e[h].last = last;
+	gc->e[h].last = fc->instrs[fc->n - 1];
 	gc->e[h].g = g;
-	return g;
 }
 
 FKind fz_kind_from(const Group *g)
@@ -527,9 +547,10 @@ void fz_shape_text(char *buf, size_t cap, const Shape *s)
 static int64_t bytes_saved(const HloInstr *p, const HloInstr *c,
 			   int64_t merged_bytes)
 {
-	bool kept = p->nusers > 1 && fz_is_kernel(p);
-	int64_t before = io_bytes(c) + (fz_is_kernel(p) ? io_bytes(p) : 0);
-	int64_t after = merged_bytes + (kept ? io_bytes(p) : 0);
+	bool kernel = fz_is_kernel(p), kept = p->nusers > 1 && kernel;
+	int64_t own = kernel ? io_bytes(p) : 0;
+	int64_t before = io_bytes(c) + own;
+	int64_t after = merged_bytes + (kept ? own : 0);
 	return before - after;
 }
 
@@ -966,6 +987,8 @@ HloInstr *fz_copy_into(Fz *z, HloInstr *p, HloInstr *f)
  * parameters fed by p replaced by it; p goes when nothing else uses it. */
 static void fuse_into(Fz *z, HloInstr *p, HloInstr *f)
 {
+	Group g = fz_group(z->groups, f);
+	int nops = f->nops;
 	HloInstr *pv = fz_copy_into(z, p, f);
 	if (!pv)
 		return;
@@ -980,7 +1003,19 @@ static void fuse_into(Fz *z, HloInstr *p, HloInstr *f)
 			hlo_replace_all_uses(par, pv);
 		fz_drop_operand(f, i);
 	}
-	fz_set_kind(f, fz_kind_of_fusion(z->groups, f));
+	if (p->op == HLO_FUSION || (g.costly && (!strcmp(g.costly, "divide") ||
+						  !strcmp(g.costly, "remainder")))) {
+		/* p brings many instructions; or a division that was
+		 * costly may read a constant fused in now (expensive) */
+		g = fz_group(z->groups, f);
+	} else {
+		/* What a scan would find: the copy of p went to the end,
+		 * and each operand came or went with its parameter. */
+		scan_one(pv, &g);
+		g.nparams += f->nops - nops;
+		fz_group_put(z->groups, f, g);
+	}
+	fz_set_kind(f, fz_kind_from(&g));
 	if (p->nusers == 0)
 		pass_detach(p);
 }
@@ -1097,6 +1132,17 @@ static bool same_decision(const void *ctx, int v)
 	       !strcmp(d->comp, q->comp);
 }
 
+/* Does decision d (of the same pair) say what v says? */
+static bool same_verdict(const FusionDecision *d, const char *pass,
+			 const char *into, const Verdict *v)
+{
+	return d->pass == pass && d->rule == v->rule &&
+	       d->fused == v->fused && d->bytes_saved == v->saved &&
+	       d->fmt == v->fmt && !d->reason && d->nargs == v->nargs &&
+	       !memcmp(d->args, v->args, (size_t)v->nargs) &&
+	       (into ? d->into && !strcmp(d->into, into) : !d->into);
+}
+
 void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 	       const char *into, const Verdict *v)
 {
@@ -1110,8 +1156,11 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 	FusionDecision *d;
 	if (at >= 0) {
 		/* Considered again (the consumer grew): the last word counts
-		 * (the old strings stay in the log's arena). */
+		 * (the old strings stay in the log's arena). Often it is the
+		 * same word: a producer that cannot fuse stays so. */
 		d = &l->d[at];
+		if (same_verdict(d, z->pass, into, v))
+			return;
 	} else {
 		if (!fz_grow((void **)&l->d, &l->cap, l->n + 1, sizeof *l->d) ||
 		    !fz_index_add(&z->seen, h, l->n)) {

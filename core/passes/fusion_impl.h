@@ -126,6 +126,9 @@ const char *fz_unfusible(GroupCache *gc, const HloInstr *x);
 Group fz_group_of(const HloInstr *x);
 /* fz_group_of through a cache (gc may be NULL: none). */
 Group fz_group(GroupCache *gc, const HloInstr *x);
+/* Tells the cache x's group, worked out without a scan (sanitizer
+ * builds check it against one). */
+void fz_group_put(GroupCache *gc, const HloInstr *x, Group g);
 FKind fz_kind_from(const Group *g);
 int64_t fz_bytes_of(const HloInstr *x);
 bool fz_among(HloInstr *const *list, int n, const HloInstr *v);
