@@ -320,30 +320,44 @@ static bool add_user(HloInstr *op, HloInstr *user)
 }
 
 /* Removes user from op's users (a set: it is there once), keeping the
- * order of the others. The search runs from both ends at once and the
- * shorter side moves: a user near the end shifts the tail left, one near
- * the front shifts the head right and the list starts one slot later
- * (the slot stays in the arena). So taking users from the end
- * (hlo_replace_all_uses) or from the front (a pass replacing the oldest
- * users of a value read by thousands) stays linear. */
+ * order of the others. The search starts where the last removal from
+ * this list was and widens to both sides, and the shorter side of the
+ * list moves: a user near the end shifts the tail left, one near the
+ * front shifts the head right and the list starts one slot later (the
+ * slot stays in the arena). Removals that walk a list (from the end as
+ * hlo_replace_all_uses does, from the front, or backwards from the
+ * middle as fusion does, consumer by consumer, for a value read by
+ * thousands) so stay linear. */
 static void remove_user(HloInstr *op, HloInstr *user)
 {
 	HloInstr **u = op->users;
-	for (int lo = 0, hi = op->nusers - 1; lo <= hi; lo++, hi--) {
-		if (u[hi] == user) {
-			memmove(&u[hi], &u[hi + 1],
-				sizeof *u * (size_t)(op->nusers - hi - 1));
-			op->nusers--;
-			return;
+	int n = op->nusers;
+	if (n <= 0)
+		return;
+	int h = op->user_hint >= 0 && op->user_hint < n ? op->user_hint
+							 : n - 1;
+	int at = -1;
+	for (int d = 0; h >= d || h + d < n; d++) {
+		if (h + d < n && u[h + d] == user) {
+			at = h + d;
+			break;
 		}
-		if (u[lo] == user) {
-			memmove(&u[1], &u[0], sizeof *u * (size_t)lo);
-			op->users = u + 1;
-			op->cap_users--;
-			op->nusers--;
-			return;
+		if (h >= d && u[h - d] == user) {
+			at = h - d;
+			break;
 		}
 	}
+	if (at < 0)
+		return;
+	if (n - 1 - at <= at) {
+		memmove(&u[at], &u[at + 1], sizeof *u * (size_t)(n - at - 1));
+	} else {
+		memmove(&u[1], &u[0], sizeof *u * (size_t)at);
+		op->users = u + 1;
+		op->cap_users--;
+	}
+	op->nusers--;
+	op->user_hint = at;
 }
 
 /* hlo_instr_new with its name already in the module's arena; when that

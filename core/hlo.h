@@ -153,6 +153,7 @@ struct HloInstr {
 			      passed the instruction checks (0: never) */
 	bool shape_given;  /* shape was written in the text */
 	bool nested;       /* written as an unnamed operand: add(parameter(0)) */
+	int user_hint;     /* hlo.c: where in users the last removal was */
 };
 
 struct HloComp {

@@ -762,7 +762,7 @@ static uint64_t instr_sig(const V *v, const HloInstr *ins)
 		if (o)
 			h = mixp(mixp(h, o->parent), o->shape);
 	}
-	int nc = hlo_instr_ncalled(ins);
+	int nc = ins->nattrs ? hlo_instr_ncalled(ins) : 0;
 	if (nc)
 		h = mixp(h, v->m ? v->m->entry : NULL);
 	for (int i = 0; i < nc; i++) {

@@ -780,7 +780,7 @@ HloInstr *fz_wrap(Fz *z, HloInstr *c)
 			ops[n] = c->ops[i];
 			pars[n] = hlo_instr_new_unique(
 				fc, HLO_PARAMETER,
-				shape_clone(&m->arena, c->ops[i]->shape), name,
+				pass_shape_of(m, c->ops[i]), name,
 				0, NULL);
 			if (!pars[n]) {
 				z->failed = true;
@@ -804,7 +804,7 @@ HloInstr *fz_wrap(Fz *z, HloInstr *c)
 		fc->root = copy;
 		fc->root_explicit = true;
 		f = hlo_instr_new(outer, HLO_FUSION,
-				  shape_clone(&m->arena, c->shape),
+				  pass_shape_of(m, c),
 				  fz_fresh_name(z, &outer->names, "fusion",
 						&z->next_fusion),
 				  n, ops);
@@ -896,7 +896,7 @@ HloInstr *fz_param_for(Fz *z, HloInstr *f, HloInstr *o)
 		hlo_numbered_name(name, sizeof name, "param_", 6, f->nops - 1);
 	HloInstr *par =
 		hlo_instr_new_unique(fc, HLO_PARAMETER,
-				     shape_clone(a, o->shape), name, 0, NULL);
+				     pass_shape_of(z->m, o), name, 0, NULL);
 	if (!par) {
 		z->failed = true;
 		return NULL;

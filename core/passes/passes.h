@@ -21,9 +21,16 @@ bool pass_constant_folding(HloModule *m, PassCtx *cx);
 void pass_place_before(HloComp *c, int first, const HloInstr *before);
 
 /* A copy of s (same module) appended to c under s's name (when that is
- * taken in c, what hlo_comp_unique_name makes of it), with operands ops (s->nops of them): opcode, shape,
- * attributes, literal. NULL on out of memory. */
+ * taken in c, what hlo_comp_unique_name makes of it), with operands ops
+ * (s->nops of them): opcode, shape, attributes, literal. NULL on out of
+ * memory. */
 HloInstr *pass_copy_instr(HloComp *c, const HloInstr *s, HloInstr *const *ops);
+
+/* The shape x has, for a new instruction of module m: x's own when x is
+ * in m (shapes are not changed once an instruction holds one, and m's
+ * arena lives as long as m, so instructions share them), else a copy in
+ * m's arena. NULL on out of memory. */
+Shape *pass_shape_of(HloModule *m, const HloInstr *x);
 
 /* hlo_instr_remove costs O(instructions) each; these remove many in
  * linear time. pass_detach takes an instruction without users out of its

@@ -137,11 +137,19 @@ void pass_place_before(HloComp *c, int first, const HloInstr *before)
 	free(tmp);
 }
 
+Shape *pass_shape_of(HloModule *m, const HloInstr *x)
+{
+	if (x->parent && x->parent->module == m)
+		return x->shape;
+	return shape_clone(&m->arena, x->shape);
+}
+
 HloInstr *pass_copy_instr(HloComp *c, const HloInstr *s, HloInstr *const *ops)
 {
 	Arena *a = &c->module->arena;
-	HloInstr *d = hlo_instr_new_unique(c, s->op, shape_clone(a, s->shape),
-					   s->name, s->nops, ops);
+	HloInstr *d = hlo_instr_new_unique(c, s->op,
+					   pass_shape_of(c->module, s), s->name,
+					   s->nops, ops);
 	if (!d)
 		return NULL;
 	d->async_wrapped = s->async_wrapped;
