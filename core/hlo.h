@@ -151,6 +151,8 @@ struct HloInstr {
 			      marks before relying on generations */
 	uint64_t vsig;     /* verify.c: what it looked like when it last
 			      passed the instruction checks (0: never) */
+	uint64_t cost_sig; /* cost.c: vsig when cost_read was worked out */
+	int64_t cost_read; /* cost.c: bytes the kernel reads */
 	bool shape_given;  /* shape was written in the text */
 	bool nested;       /* written as an unnamed operand: add(parameter(0)) */
 	int user_hint;     /* hlo.c: where in users the last removal was */

@@ -47,6 +47,7 @@
  * Computations reached several times are costed once (a memo), so
  * shared reducers and nested calls stay linear. */
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,7 @@ typedef struct {
 	size_t cap, n; /* cap: a power of two, or 0 */
 	int depth;
 	bool bytes_only; /* flops not wanted (cost_bytes_moved) */
+	bool verified;   /* cost_bytes_moved_verified: vsig is current */
 } Memo;
 
 static size_t memo_hash(const HloComp *c, MemoKind k)
@@ -415,10 +417,11 @@ static int64_t sliced_bytes(const HloInstr *p)
 	return sum;
 }
 
-static int64_t fusion_operand_bytes(const HloInstr *f, int i)
+/* Bytes fusion f reads of operand i; c is f's fused computation. */
+static int64_t fusion_operand_bytes(const HloInstr *f, const HloComp *c,
+				    int i)
 {
 	int64_t whole = nbytes(f->ops[i]->shape);
-	HloComp *c = hlo_attr_comp(f, A_CALLS);
 	const HloInstr *p = c ? hlo_comp_param(c, i) : NULL;
 	if (!p)
 		return whole;
@@ -434,7 +437,8 @@ int64_t cost_operand_bytes(const HloInstr *ins, int i)
 	int64_t out = nbytes(ins->shape);
 	switch (ins->op) {
 	case HLO_FUSION:
-		return fusion_operand_bytes(ins, i);
+		return fusion_operand_bytes(ins, hlo_attr_comp(ins, A_CALLS),
+					    i);
 	case HLO_SLICE:
 	case HLO_DYNAMIC_SLICE:
 	case HLO_GATHER:
@@ -476,11 +480,28 @@ static Cost kernel_cost(Memo *mo, const HloInstr *ins)
 	default:
 		break;
 	}
+	/* Bytes read hang on the opcode and the shapes of the kernel and
+	 * its operands, which its verifier signature covers; a fusion's
+	 * also on how its computation reads each parameter. */
+	bool reuse = mo->verified && mo->bytes_only && ins->vsig &&
+		     ins->op != HLO_FUSION;
+	if (reuse && ins->cost_sig == ins->vsig)
+		return (Cost){.bytes_read = ins->cost_read,
+			      .bytes_written = written_bytes(ins)};
 	Cost c = mo->bytes_only ? (Cost){0} : flops_of(mo, ins);
+	const HloComp *fc =
+		ins->op == HLO_FUSION ? hlo_attr_comp(ins, A_CALLS) : NULL;
 	for (int i = 0; i < ins->nops; i++)
-		c.bytes_read =
-			sat_add(c.bytes_read, cost_operand_bytes(ins, i));
+		c.bytes_read = sat_add(c.bytes_read,
+				       fc ? fusion_operand_bytes(ins, fc, i)
+					  : cost_operand_bytes(ins, i));
 	c.bytes_written = written_bytes(ins);
+	if (reuse) {
+		/* the memo only: what the module computes is unchanged */
+		HloInstr *w = (HloInstr *)ins;
+		w->cost_sig = ins->vsig;
+		w->cost_read = c.bytes_read;
+	}
 	return c;
 }
 
@@ -502,12 +523,12 @@ Cost cost_flops(const HloInstr *ins)
 	return c;
 }
 
-static Cost module_cost(const HloModule *m, bool bytes_only)
+static Cost module_cost(const HloModule *m, bool bytes_only, bool verified)
 {
 	Cost sum = {0};
 	if (!m->entry)
 		return sum;
-	Memo mo = {.bytes_only = bytes_only};
+	Memo mo = {.bytes_only = bytes_only, .verified = verified};
 	for (int i = 0; i < m->entry->n; i++) {
 		Cost one = kernel_cost(&mo, m->entry->instrs[i]);
 		cost_add(&sum, &one);
@@ -516,13 +537,31 @@ static Cost module_cost(const HloModule *m, bool bytes_only)
 	return sum;
 }
 
-Cost cost_module(const HloModule *m) { return module_cost(m, false); }
+Cost cost_module(const HloModule *m) { return module_cost(m, false, false); }
 
 /* Runs after every pass (the `pass:` line): no flops counted. */
 int64_t cost_bytes_moved(const HloModule *m)
 {
-	Cost c = module_cost(m, true);
+	Cost c = module_cost(m, true, false);
 	return sat_add(c.bytes_read, c.bytes_written);
+}
+
+/* Sanitizer builds (the tests under ASan, the fuzzers) work every
+ * kernel out again and stop at once on a difference: a reused figure
+ * that its signature did not cover. */
+int64_t cost_bytes_moved_verified(HloModule *m)
+{
+	Cost c = module_cost(m, true, true);
+	int64_t b = sat_add(c.bytes_read, c.bytes_written);
+#if XR_ASAN
+	if (b != cost_bytes_moved(m)) {
+		fprintf(stderr, "cost_bytes_moved_verified: %lld bytes, but "
+				"%lld worked out afresh\n",
+			(long long)b, (long long)cost_bytes_moved(m));
+		abort();
+	}
+#endif
+	return b;
 }
 
 double cost_roofline_s(const Cost *c, const CostMachine *mc, bool *memory_bound)

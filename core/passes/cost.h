@@ -46,6 +46,12 @@ Cost cost_module(const HloModule *m);
 /* bytes_read + bytes_written of cost_module: what `pass` reports as
  * bytes moved. */
 int64_t cost_bytes_moved(const HloModule *m);
+/* The same for a module that has just passed verify_module_changed (so
+ * that each instruction's vsig is what it looks like now): a kernel
+ * whose vsig is what it was when its bytes were last worked out here
+ * reuses them. Fusions and control flow, whose bytes hang on the
+ * computations they call, are worked out each time. */
+int64_t cost_bytes_moved_verified(HloModule *m);
 /* Roofline time in seconds of c on machine mc: max(bytes / bandwidth,
  * flops / compute). *memory_bound (may be NULL) says which term won. */
 double cost_roofline_s(const Cost *c, const CostMachine *mc,

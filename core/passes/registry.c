@@ -321,7 +321,7 @@ bool pass_run(HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
 		return true;
 	}
 	r->kernels_after = hlo_module_kernels(m);
-	r->bytes_after = cost_bytes_moved(m);
+	r->bytes_after = cost_bytes_moved_verified(m);
 	return true;
 }
 

@@ -7,6 +7,7 @@
 
 #include "passes/cost.h"
 #include "testutil.h"
+#include "verify.h"
 
 static const HloInstr *find(const HloModule *m, const char *name)
 {
@@ -275,6 +276,49 @@ static void test_conditional(void **state)
 	hlo_module_free(m);
 }
 
+static int64_t verified_bytes(HloModule *m)
+{
+	Diag d;
+	diag_init(&d);
+	assert_true(verify_module_changed(m, &d, NULL, NULL));
+	diag_free(&d);
+	return cost_bytes_moved_verified(m);
+}
+
+/* The bytes reused after a verification are those worked out afresh:
+ * with nothing changed, and after a broadcast reads a bigger operand
+ * (its signature moved: worked out again).
+ *   b = broadcast(x)  reads 4,   writes 128
+ *   n = negate(b)     reads 128, writes 128
+ * then b = broadcast(y), y f32[8]: reads 32. */
+static void test_bytes_after_verify(void **state)
+{
+	(void)state;
+	HloModule *m = load_text("HloModule t\n\nENTRY e {\n"
+				 "  x = f32[] parameter(0)\n"
+				 "  y = f32[8] parameter(1)\n"
+				 "  b = f32[4,8] broadcast(x), dimensions={}\n"
+				 "  ROOT n = f32[4,8] negate(b)\n"
+				 "}\n");
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(verified_bytes(m), 4 + 128 + 128 + 128);
+		assert_int_equal(cost_bytes_moved(m), 4 + 128 + 128 + 128);
+	}
+	HloInstr *b = (HloInstr *)find(m, "b");
+	hlo_set_operand(b, 0, (HloInstr *)find(m, "y"));
+	HloAttr *dims = hlo_attr_set(b, A_DIMENSIONS, NULL);
+	int64_t *v = arena_alloc(&m->arena, sizeof *v);
+	assert_non_null(v);
+	v[0] = 1;
+	dims->u.ints.n = 1;
+	dims->u.ints.v = v;
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(verified_bytes(m), 32 + 128 + 128 + 128);
+		assert_int_equal(cost_bytes_moved(m), 32 + 128 + 128 + 128);
+	}
+	hlo_module_free(m);
+}
+
 /* dynamic-update-slice updates in place: reads the update (and the
  * index), writes the update. */
 static void test_dynamic_update_slice(void **state)
@@ -391,6 +435,7 @@ int main(void)
 		cmocka_unit_test(test_while_and_call),
 		cmocka_unit_test(test_conditional),
 		cmocka_unit_test(test_dynamic_update_slice),
+		cmocka_unit_test(test_bytes_after_verify),
 		cmocka_unit_test(test_roofline),
 		cmocka_unit_test(test_corpus),
 	};

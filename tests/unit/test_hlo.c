@@ -208,6 +208,57 @@ static void use_lists_stay_exact(void **st)
 	hlo_module_free(m);
 }
 
+/* Removing users of a value read by hundreds, in the orders the passes
+ * do (from the end, from the front, backwards from the middle, hopping)
+ * and at random: after each removal the list is the others in their
+ * order, checked against a plain array. */
+static void users_removed_in_any_order_keep_order(void **st)
+{
+	(void)st;
+	enum { N = 300 };
+	HloModule *m = load("ENTRY main {\n  ROOT p = f32[4] parameter(0)\n}\n");
+	HloComp *c = m->entry;
+	HloInstr *p = hlo_comp_find(c, "p");
+	unsigned seed = 12345;
+	for (int order = 0; order < 5; order++) {
+		HloInstr *u[N], *want[N];
+		for (int i = 0; i < N; i++) {
+			u[i] = hlo_instr_new(c, HLO_NEGATE, p->shape, NULL, 1,
+					     &p);
+			assert_non_null(u[i]);
+			want[i] = u[i];
+		}
+		assert_int_equal(p->nusers, N);
+		int n = N;
+		for (int k = 0; k < N; k++) {
+			int at = order == 0   ? n - 1
+				 : order == 1 ? 0
+				 : order == 2 ? (n - 1) / 2
+				 : order == 3 ? (k * 7) % n
+					      : (int)((seed = seed * 1103515245u +
+							      12345u) >>
+						      16) % n;
+			HloInstr *x = want[at];
+			memmove(&want[at], &want[at + 1],
+				sizeof *want * (size_t)(n - at - 1));
+			n--;
+			hlo_set_operand(x, 0, NULL);
+			assert_int_equal(p->nusers, n);
+			for (int i = 0; i < n; i++)
+				assert_ptr_equal(p->users[i], want[i]);
+		}
+		/* the list again after the last removal's place is gone */
+		hlo_set_operand(u[0], 0, p);
+		hlo_set_operand(u[1], 0, p);
+		hlo_set_operand(u[1], 0, NULL);
+		assert_int_equal(p->nusers, 1);
+		assert_ptr_equal(p->users[0], u[0]);
+		hlo_set_operand(u[0], 0, NULL);
+		assert_int_equal(p->nusers, 0);
+	}
+	hlo_module_free(m);
+}
+
 /* unlink + sweep leave what removing one at a time would: the
  * instructions gone from the order, the names and every user list (the
  * others in their order), their operands cleared. */
@@ -471,6 +522,7 @@ int main(void)
 		cmocka_unit_test(names_are_unique_per_computation),
 		cmocka_unit_test(clone_is_deep_and_prints_the_same),
 		cmocka_unit_test(use_lists_stay_exact),
+		cmocka_unit_test(users_removed_in_any_order_keep_order),
 		cmocka_unit_test(unlink_then_sweep),
 		cmocka_unit_test(clone_keeps_ids_users_and_grows),
 		cmocka_unit_test(param_index_follows_changes),
