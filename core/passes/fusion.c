@@ -294,7 +294,6 @@ bool fz_among(HloInstr *const *list, int n, const HloInstr *v)
 	return false;
 }
 
-/* Bytes a kernel moves: each distinct operand read once, result written. */
 /* A fresh mark for telling operands apart: a list of up to 96 operands
  * is de-duplicated in one pass instead of pairwise. Marks are scratch
  * (hlo.h), so a const instruction may have its operands marked. */
@@ -310,16 +309,6 @@ bool fz_first_time(const HloInstr *o, unsigned mk)
 		return false;
 	((HloInstr *)o)->mark = mk;
 	return true;
-}
-
-static int64_t io_bytes(const HloInstr *x)
-{
-	int64_t b = fz_bytes_of(x);
-	unsigned mk = fz_fresh_mark(x);
-	for (int i = 0; i < x->nops; i++)
-		if (x->ops[i] && fz_first_time(x->ops[i], mk))
-			b += fz_bytes_of(x->ops[i]);
-	return b;
 }
 
 /* A kernel on its own: not parameter, constant, tuple, gte or bitcast. */
@@ -512,26 +501,6 @@ int fz_merged_operands(const HloInstr *p, const HloInstr *c)
 	return merged(p, c, NULL);
 }
 
-/* Reads of large arrays that a copy of p inside c adds: p's operands
- * with at least p's element count that c does not read already
- * (broadcasts, iotas and constants are recomputed, not read). */
-static int64_t duplication_reads(const HloInstr *p, const HloInstr *c)
-{
-	int64_t extra = 0, n = shape_elements(p->shape);
-	unsigned mk = fz_fresh_mark(c);
-	for (int i = 0; i < c->nops; i++)
-		c->ops[i]->mark = mk;
-	for (int i = 0; i < p->nops; i++) {
-		const HloInstr *o = p->ops[i];
-		if (!fz_first_time(o, mk) || o->op == HLO_BROADCAST ||
-		    o->op == HLO_IOTA || o->op == HLO_CONSTANT ||
-		    shape_elements(o->shape) < n)
-			continue;
-		extra += fz_bytes_of(o);
-	}
-	return extra;
-}
-
 void fz_shape_text(char *buf, size_t cap, const Shape *s)
 {
 	StrBuf b;
@@ -541,17 +510,60 @@ void fz_shape_text(char *buf, size_t cap, const Shape *s)
 	sb_free(&b);
 }
 
-/* The fusion pass's rule for producer p into consumer c (c uses p). */
-/* Bytes moved before: p's kernel (if it is one) and c's; after: the
- * fused kernel, and p's own when its other users keep it. */
-static int64_t bytes_saved(const HloInstr *p, const HloInstr *c,
-			   int64_t merged_bytes)
+/* What fusing p into c (c uses p) does to the bytes moved, from one walk
+ * over each one's operands. */
+typedef struct PairBytes {
+	int nops;          /* distinct operands of the fusion it makes */
+	int64_t merged;    /* that kernel's bytes: those read, c's written */
+	int64_t saved;     /* bytes moved before less after: p's kernel (if
+			      it is one) and c's before; the fused kernel,
+			      and p's own when its other users keep it */
+	/* Reads of large arrays that a copy of p inside c adds: p's
+	 * operands with at least p's element count that c does not read
+	 * already (broadcasts, iotas and constants are recomputed, not
+	 * read). */
+	int64_t dup_reads;
+} PairBytes;
+
+static PairBytes pair_bytes(const HloInstr *p, const HloInstr *c)
 {
+	PairBytes r = {0};
+	unsigned mk = fz_fresh_mark(c);
+	((HloInstr *)p)->mark = mk; /* p's value is inside now */
+	int64_t io_c = fz_bytes_of(c), pb = fz_bytes_of(p);
+	bool p_in_c = false;
+	for (int i = 0; i < c->nops; i++) {
+		const HloInstr *o = c->ops[i];
+		if (!o)
+			continue;
+		p_in_c |= o == p;
+		if (fz_first_time(o, mk)) {
+			r.nops++;
+			io_c += fz_bytes_of(o);
+		}
+	}
+	r.merged = io_c; /* c's operands but p, and c's result */
+	if (p_in_c)
+		io_c += pb;
+	int64_t io_p = pb, n = shape_elements(p->shape);
+	for (int i = 0; i < p->nops; i++) {
+		const HloInstr *o = p->ops[i];
+		if (!o)
+			continue;
+		if (!fz_among(p->ops, i, o))
+			io_p += fz_bytes_of(o);
+		if (!fz_first_time(o, mk))
+			continue; /* read by c already, or p's own repeat */
+		r.nops++;
+		r.merged += fz_bytes_of(o);
+		if (o->op != HLO_BROADCAST && o->op != HLO_IOTA &&
+		    o->op != HLO_CONSTANT && shape_elements(o->shape) >= n)
+			r.dup_reads += fz_bytes_of(o);
+	}
 	bool kernel = fz_is_kernel(p), kept = p->nusers > 1 && kernel;
-	int64_t own = kernel ? io_bytes(p) : 0;
-	int64_t before = io_bytes(c) + own;
-	int64_t after = merged_bytes + (kept ? own : 0);
-	return before - after;
+	int64_t own = kernel ? io_p : 0;
+	r.saved = io_c + own - (r.merged + (kept ? own : 0));
+	return r;
 }
 
 static bool decide(GroupCache *gcache, const HloInstr *p, const HloInstr *c,
@@ -567,9 +579,9 @@ static bool decide(GroupCache *gcache, const HloInstr *p, const HloInstr *c,
 		return fz_say(v, false, "producer-not-fusible",
 			      "the producer is not fusible: it is %s", why);
 	/* From here on fusing is possible: what it would save counts. */
-	int64_t mio;
-	int nops = merged(p, c, &mio);
-	v->saved = bytes_saved(p, c, mio);
+	PairBytes pb = pair_bytes(p, c);
+	int nops = pb.nops;
+	v->saved = pb.saved;
 	if (off)
 		return fz_say(
 			v, false, "fusion-off",
@@ -615,7 +627,7 @@ static bool decide(GroupCache *gcache, const HloInstr *p, const HloInstr *c,
 			      "the producer is expensive (%s) and would be "
 			      "duplicated: it has %d other user%s",
 			      gp.costly, others, others == 1 ? "" : "s");
-	int64_t dup_reads = others > 0 ? duplication_reads(p, c) : 0;
+	int64_t dup_reads = others > 0 ? pb.dup_reads : 0;
 	if (others > 0 && dup_reads > fz_bytes_of(p)) {
 		fz_human(b1, sizeof b1, dup_reads - fz_bytes_of(p));
 		return fz_say(
