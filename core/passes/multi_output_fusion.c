@@ -42,12 +42,14 @@ static bool order_fit(Order *o, HloModule *m, int nstack)
 		o->cap = nc;
 	}
 	if (o->cap_stack < nstack + 1) {
-		void *v = realloc(o->stack,
-				  sizeof *o->stack * (size_t)(nstack + 1));
+		/* twice what is asked: a computation that grows by one
+		 * instruction per merge would otherwise copy it each time */
+		int nc = (nstack + 1) * 2;
+		void *v = realloc(o->stack, sizeof *o->stack * (size_t)nc);
 		if (!v)
 			return false;
 		o->stack = v;
-		o->cap_stack = nstack + 1;
+		o->cap_stack = nc;
 	}
 	return true;
 }
