@@ -32,7 +32,7 @@ static void put_ints(StrBuf *b, const int64_t *v, int n, const char *sep)
 	for (int i = 0; i < n; i++) {
 		if (i)
 			sb_puts(b, sep);
-		sb_printf(b, "%" PRId64, v[i]);
+		sb_putint(b, v[i]);
 	}
 }
 
@@ -43,9 +43,14 @@ static void put_slice(StrBuf *b, const HloAttr *a)
 		const SliceDim *s = &a->u.slice.v[i];
 		if (i)
 			sb_puts(b, ", ");
-		sb_printf(b, "[%" PRId64 ":%" PRId64, s->start, s->limit);
-		if (s->stride != 1)
-			sb_printf(b, ":%" PRId64, s->stride);
+		sb_putc(b, '[');
+		sb_putint(b, s->start);
+		sb_putc(b, ':');
+		sb_putint(b, s->limit);
+		if (s->stride != 1) {
+			sb_putc(b, ':');
+			sb_putint(b, s->stride);
+		}
 		sb_putc(b, ']');
 	}
 	sb_putc(b, '}');
@@ -60,9 +65,13 @@ static void put_padding(StrBuf *b, const HloAttr *a)
 		const PadDim *p = &a->u.pad.v[i];
 		if (i)
 			sb_putc(b, 'x');
-		sb_printf(b, "%" PRId64 "_%" PRId64, p->lo, p->hi);
-		if (interior)
-			sb_printf(b, "_%" PRId64, p->interior);
+		sb_putint(b, p->lo);
+		sb_putc(b, '_');
+		sb_putint(b, p->hi);
+		if (interior) {
+			sb_putc(b, '_');
+			sb_putint(b, p->interior);
+		}
 	}
 }
 
@@ -124,7 +133,7 @@ static void put_comps(StrBuf *b, const HloAttr *a, const PrintOpts *o)
 static void attr_value(StrBuf *b, const HloAttr *a, const PrintOpts *o)
 {
 	switch (hlo_attr_kind(a->key)) {
-	case AV_INT: sb_printf(b, "%" PRId64, a->u.i); break;
+	case AV_INT: sb_putint(b, a->u.i); break;
 	case AV_INTS:
 		sb_putc(b, '{');
 		put_ints(b, a->u.ints.v, a->u.ints.n, ",");
@@ -132,7 +141,11 @@ static void attr_value(StrBuf *b, const HloAttr *a, const PrintOpts *o)
 		break;
 	case AV_BOOL: sb_puts(b, a->u.b ? "true" : "false"); break;
 	case AV_FLOAT: put_double(b, a->u.f); break;
-	case AV_STRING: sb_printf(b, "\"%s\"", a->u.s); break;
+	case AV_STRING:
+		sb_putc(b, '"');
+		sb_puts(b, a->u.s);
+		sb_putc(b, '"');
+		break;
 	case AV_COMP:
 	case AV_COMPS: put_comps(b, a, o); break;
 	case AV_SLICE: put_slice(b, a); break;
@@ -163,7 +176,7 @@ static void put_opcode(StrBuf *b, const HloInstr *ins)
 static void put_operands(StrBuf *b, const HloInstr *ins, const PrintOpts *o)
 {
 	if (ins->op == HLO_PARAMETER) {
-		sb_printf(b, "%" PRId64, ins->param_no);
+		sb_putint(b, ins->param_no);
 		return;
 	}
 	if (ins->op == HLO_CONSTANT) {
@@ -200,7 +213,9 @@ void print_instr(StrBuf *b, const HloInstr *ins, const PrintOpts *o)
 	put_operands(b, ins, o);
 	sb_putc(b, ')');
 	for (int i = 0; i < ins->nattrs; i++) {
-		sb_printf(b, ", %s=", ins->attrs[i].name);
+		sb_puts(b, ", ");
+		sb_puts(b, ins->attrs[i].name);
+		sb_putc(b, '=');
 		attr_value(b, &ins->attrs[i], o);
 	}
 }
@@ -231,7 +246,8 @@ static void put_signature(StrBuf *b, const HloComp *c, bool layouts)
 		if (i)
 			sb_puts(b, ", ");
 		if (!layouts) {
-			sb_printf(b, "%s: ", ps[i]->name);
+			sb_puts(b, ps[i]->name);
+			sb_puts(b, ": ");
 		} else if (i && i % 5 == 0) {
 			sb_printf(b, "/*index=%d*/", i);
 		}

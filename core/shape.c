@@ -303,7 +303,7 @@ static void print_layout(StrBuf *b, const Shape *s)
 	for (int i = 0; i < s->rank; i++) {
 		if (i)
 			sb_putc(b, ',');
-		sb_printf(b, "%d", l ? l->minor_to_major[i] : s->rank - 1 - i);
+		sb_putint(b, l ? l->minor_to_major[i] : s->rank - 1 - i);
 	}
 	if (l && l->ext) {
 		sb_putc(b, ':');
@@ -321,10 +321,11 @@ static void print_array(StrBuf *b, const Shape *s, bool with_layout)
 			sb_putc(b, ',');
 		switch (dim_kind(s, i)) {
 		case DIM_STATIC:
-			sb_printf(b, "%lld", (long long)s->dims[i]);
+			sb_putint(b, s->dims[i]);
 			break;
 		case DIM_BOUNDED:
-			sb_printf(b, "<=%lld", (long long)s->dims[i]);
+			sb_puts(b, "<=");
+			sb_putint(b, s->dims[i]);
 			break;
 		case DIM_UNBOUNDED:
 			sb_putc(b, '?');

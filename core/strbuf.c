@@ -53,6 +53,19 @@ void sb_putc(StrBuf *b, char c) { sb_putn(b, &c, 1); }
 
 void sb_puts(StrBuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
 
+void sb_putint(StrBuf *b, long long v)
+{
+	char buf[24], *e = buf + sizeof buf, *q = e;
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v
+				     : (unsigned long long)v;
+	do
+		*--q = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		*--q = '-';
+	sb_putn(b, q, (size_t)(e - q));
+}
+
 void sb_printf(StrBuf *b, const char *fmt, ...)
 {
 	char tmp[256];

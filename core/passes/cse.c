@@ -64,32 +64,19 @@ static int op_id(const HloInstr *ins, int i)
 	return o ? o->id : -1;
 }
 
-/* %d without printf (keys are built often). */
-static void put_int(StrBuf *b, int v)
-{
-	char buf[16], *e = buf + sizeof buf, *q = e;
-	unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
-	do
-		*--q = (char)('0' + u % 10);
-	while (u /= 10);
-	if (v < 0)
-		*--q = '-';
-	sb_putn(b, q, (size_t)(e - q));
-}
-
 /* "op/async shape (ids) attrs": operand ids in key order (op_id). */
 static void put_key(StrBuf *b, const HloInstr *ins)
 {
 	sb_puts(b, hlo_opcode_name(ins->op));
 	sb_putc(b, '/');
-	put_int(b, (int)ins->async_wrapped);
+	sb_putint(b, (int)ins->async_wrapped);
 	sb_putc(b, ' ');
 	shape_print(b, ins->shape, true);
 	sb_puts(b, " (");
 	for (int i = 0; i < ins->nops; i++) {
 		if (i)
 			sb_putc(b, ',');
-		put_int(b, op_id(ins, i));
+		sb_putint(b, op_id(ins, i));
 	}
 	sb_putc(b, ')');
 	const HloAttr *at[64];

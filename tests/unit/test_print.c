@@ -2,6 +2,9 @@
  * short form as exact text, elided constants, the fixed point
  * print(parse(print(parse(x)))) == print(parse(x)) over handwritten
  * modules, and clones printing like their originals. */
+#include <limits.h>
+#include <stdio.h>
+
 #include "print.h"
 #include "testutil.h"
 
@@ -543,6 +546,27 @@ static void built_instruction(void **st)
 	hlo_module_free(m);
 }
 
+/* sb_putint writes what printf's %lld does, extremes included. */
+static void putint_matches_printf(void **st)
+{
+	(void)st;
+	const long long v[] = {0, 1, -1, 9, 10, -10, 99, 100, 12345,
+			       -987654321, 2147483647LL, -2147483648LL,
+			       4294967296LL, LLONG_MAX, LLONG_MIN,
+			       LLONG_MIN + 1, 1000000000000000000LL};
+	StrBuf b;
+	sb_init(&b);
+	char want[64], all[2048] = "";
+	for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+		sb_putint(&b, v[i]);
+		sb_putc(&b, ' ');
+		snprintf(want, sizeof want, "%lld ", v[i]);
+		strncat(all, want, sizeof all - strlen(all) - 1);
+	}
+	assert_string_equal(sb_str(&b), all);
+	sb_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -558,6 +582,7 @@ int main(void)
 		cmocka_unit_test(print_is_repeatable),
 		cmocka_unit_test(clone_prints_identically),
 		cmocka_unit_test(built_instruction),
+		cmocka_unit_test(putint_matches_printf),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
