@@ -590,8 +590,8 @@ static bool decide(GroupCache *gcache, const HloInstr *p, const HloInstr *c,
 		return fz_say(v, false, "consumer-is-bitcast",
 			      "not fusing into a single bitcast as consumer");
 	Group gp = fz_group(gcache, p), gc = fz_group(gcache, c);
-	const HloInstr *in[16];
-	int nin = inner_users(p, c, in, 16);
+	const HloInstr **in = v->in;
+	int nin = v->nin = inner_users(p, c, in, 16);
 	for (int i = 0; i < nin; i++)
 		if (in[i]->op == HLO_DOT || in[i]->op == HLO_CONVOLUTION)
 			return fz_say(
@@ -1219,8 +1219,10 @@ const char *fz_value_name(const HloInstr *x)
 void fz_record_pair(Fz *z, const HloInstr *p, const HloInstr *c,
 		    const char *into, const Verdict *v)
 {
-	const HloInstr *in[16];
-	int n = inner_users(p, c, in, 16);
+	/* Those decide found, when it looked: inside c then, or c itself
+	 * before it became a fusion (its copy inside has its name). */
+	const HloInstr *own[16], *const *in = v->nin ? v->in : own;
+	int n = v->nin ? v->nin : inner_users(p, c, own, 16);
 	for (int i = 0; i < n; i++)
 		fz_record(z, fz_value_name(p), in[i]->name, c->parent->name,
 			  into, v);

@@ -54,7 +54,11 @@ typedef struct Verdict {
 	int nargs; /* bytes of args used */
 	int64_t saved;
 	FKind kind; /* of the fusion it makes */
-	unsigned char args[VERDICT_ARGS]; /* last: fz_verdict_clear */
+	int nin;    /* decide: how many of in[] it found (0: none asked) */
+	unsigned char args[VERDICT_ARGS]; /* fz_verdict_clear stops here */
+	/* decide: the instructions inside the consumer that read the
+	 * producer, as inner_users finds them (fz_record_pair's list) */
+	const HloInstr *in[16];
 } Verdict;
 /* A verdict with nothing said yet (args, read only up to nargs, left as
  * they are: clearing them would cost more than the decision). */
