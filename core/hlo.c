@@ -320,9 +320,9 @@ static bool add_user(HloInstr *op, HloInstr *user)
 }
 
 /* Removes user from op's users (a set: it is there once), keeping the
- * order of the others. The search starts where the last removal from
- * this list was and widens to both sides, and the shorter side of the
- * list moves: a user near the end shifts the tail left, one near the
+ * order of the others. The search goes out from where the last removal
+ * from this list was and in from both ends at once; the shorter side of
+ * the list moves: a user near the end shifts the tail left, one near the
  * front shifts the head right and the list starts one slot later (the
  * slot stays in the arena). Removals that walk a list (from the end as
  * hlo_replace_all_uses does, from the front, or backwards from the
@@ -337,6 +337,7 @@ static void remove_user(HloInstr *op, HloInstr *user)
 	int h = op->user_hint >= 0 && op->user_hint < n ? op->user_hint
 							 : n - 1;
 	int at = -1;
+	/* outwards from the hint and inwards from both ends at once */
 	for (int d = 0; h >= d || h + d < n; d++) {
 		if (h + d < n && u[h + d] == user) {
 			at = h + d;
@@ -344,6 +345,14 @@ static void remove_user(HloInstr *op, HloInstr *user)
 		}
 		if (h >= d && u[h - d] == user) {
 			at = h - d;
+			break;
+		}
+		if (u[n - 1 - d] == user) {
+			at = n - 1 - d;
+			break;
+		}
+		if (u[d] == user) {
+			at = d;
 			break;
 		}
 	}
