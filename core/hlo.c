@@ -442,6 +442,13 @@ HloInstr *hlo_instr_new_unique(HloComp *c, HloOpcode op, Shape *shape,
 			 true, nops, ops);
 }
 
+HloInstr *hlo_instr_new_in_arena(HloComp *c, HloOpcode op, Shape *shape,
+				 const char *name, int nops,
+				 HloInstr *const *ops)
+{
+	return instr_new(c, op, shape, name, true, nops, ops);
+}
+
 HloInstr *hlo_comp_find(const HloComp *c, const char *name)
 {
 	return namemap_get(&c->names, name);

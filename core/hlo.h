@@ -231,6 +231,12 @@ HloInstr *hlo_instr_new(HloComp *c, HloOpcode op, Shape *shape,
 HloInstr *hlo_instr_new_unique(HloComp *c, HloOpcode op, Shape *shape,
 			       const char *base, int nops,
 			       HloInstr *const *ops);
+/* The same without copying name, which must be a string in c's module's
+ * arena (an instruction's name there: names are never changed in place;
+ * a rename gives an instruction a new string). */
+HloInstr *hlo_instr_new_in_arena(HloComp *c, HloOpcode op, Shape *shape,
+				 const char *name, int nops,
+				 HloInstr *const *ops);
 HloInstr *hlo_comp_find(const HloComp *c, const char *name);
 const char *hlo_comp_unique_name(HloComp *c, const char *base);
 void hlo_set_operand(HloInstr *ins, int i, HloInstr *v);

@@ -83,11 +83,6 @@ const char *fz_rule(const char *name)
 
 static const char *const kind_names[] = {"none", "kLoop", "kInput", "kOutput"};
 
-HloComp *fz_fused_comp(const HloInstr *f)
-{
-	return f->op == HLO_FUSION ? hlo_attr_comp(f, A_CALLS) : NULL;
-}
-
 /* Why x cannot be part of a fusion ("a parameter"), or NULL. */
 const char *fz_unfusible(GroupCache *gc, const HloInstr *x)
 {

@@ -124,7 +124,20 @@ void fz_index_free(FzIndex *ix);
 /* --- what an instruction is to fusion (fusion.c) --- */
 /* The rule's static name from the vocabulary. */
 const char *fz_rule(const char *name);
-HloComp *fz_fused_comp(const HloInstr *f);
+/* The computation fusion f calls (its calls= attribute), NULL for an
+ * instruction that is not a fusion. Inline: the passes ask it of nearly
+ * every instruction they look at. */
+static inline HloComp *fz_fused_comp(const HloInstr *f)
+{
+	if (f->op != HLO_FUSION)
+		return NULL;
+	for (int i = 0; i < f->nattrs; i++)
+		if (f->attrs[i].key == A_CALLS)
+			return f->attrs[i].u.comps.n > 0
+				       ? f->attrs[i].u.comps.v[0]
+				       : NULL;
+	return NULL;
+}
 /* Why x cannot be part of a fusion ("a parameter"), or NULL. */
 const char *fz_unfusible(GroupCache *gc, const HloInstr *x);
 Group fz_group_of(const HloInstr *x);

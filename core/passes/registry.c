@@ -147,9 +147,13 @@ Shape *pass_shape_of(HloModule *m, const HloInstr *x)
 HloInstr *pass_copy_instr(HloComp *c, const HloInstr *s, HloInstr *const *ops)
 {
 	Arena *a = &c->module->arena;
-	HloInstr *d = hlo_instr_new_unique(c, s->op,
-					   pass_shape_of(c->module, s), s->name,
-					   s->nops, ops);
+	/* In the same module s's name string is shared, like its shape. */
+	bool same = s->parent && s->parent->module == c->module;
+	Shape *sh = pass_shape_of(c->module, s);
+	HloInstr *d = same ? hlo_instr_new_in_arena(c, s->op, sh, s->name,
+						    s->nops, ops)
+			   : hlo_instr_new_unique(c, s->op, sh, s->name,
+						  s->nops, ops);
 	if (!d)
 		return NULL;
 	d->async_wrapped = s->async_wrapped;
