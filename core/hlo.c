@@ -562,14 +562,14 @@ void hlo_comp_sweep(HloComp *c)
 bool hlo_instr_rename(HloInstr *ins, const char *name)
 {
 	HloComp *c = ins->parent;
-	if (namemap_get(&c->names, name))
-		return false;
+	/* The copy goes in first, in one probe that fails when the name
+	 * is taken (the copy then stays unused in the arena). */
 	const char *nm = arena_strdup(&c->module->arena, name);
-	if (!nm)
+	if (!nm || namemap_add(&c->names, nm, ins) != 1)
 		return false;
 	namemap_del(&c->names, ins->name);
 	ins->name = nm;
-	return namemap_put(&c->names, nm, ins);
+	return true;
 }
 
 static bool live_param(const HloComp *c, const HloInstr *p)

@@ -255,6 +255,8 @@ void hlo_instr_unlink(HloInstr *ins);
  * (the order of the others is kept) and clears its operands - the state
  * one removal at a time would have left. Linear in c's size and uses. */
 void hlo_comp_sweep(HloComp *c);
+/* Gives ins a copy of name; false (nothing changed) when an instruction
+ * of its computation, ins itself included, has that name already. */
 bool hlo_instr_rename(HloInstr *ins, const char *name);
 /* buf = stem (its first n bytes), then k in decimal: "param_" 3 ->
  * "param_3"; cut short to fit cap. What passes name things with, many

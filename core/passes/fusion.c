@@ -1092,7 +1092,7 @@ static void tidy_params(HloComp *fc)
 		hlo_numbered_name(name, sizeof name, "param_", 6, q->param_no);
 		if (!strcmp(q->name, name))
 			continue;
-		if (hlo_comp_find(fc, name) || !hlo_instr_rename(q, name))
+		if (!hlo_instr_rename(q, name)) /* taken */
 			clash = true;
 	}
 	if (!clash)
