@@ -111,8 +111,6 @@ void hlo_module_free(HloModule *m)
 
 HloComp *hlo_comp_new(HloModule *m, const char *name)
 {
-	if (namemap_get(&m->comp_names, name))
-		return NULL;
 	HloComp *c = arena_alloc(&m->arena, sizeof *c);
 	if (!c)
 		return NULL;
@@ -124,7 +122,9 @@ HloComp *hlo_comp_new(HloModule *m, const char *name)
 	c->name = arena_strdup(&m->arena, name);
 	c->module = m;
 	namemap_init(&c->names);
-	if (!c->name || !namemap_put(&m->comp_names, c->name, c))
+	/* one probe, which fails when the name is taken (what was
+	 * allocated stays unused in the arena) */
+	if (!c->name || namemap_add(&m->comp_names, c->name, c) != 1)
 		return NULL;
 	m->comps[m->ncomps++] = c;
 	return c;

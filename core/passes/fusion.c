@@ -810,11 +810,11 @@ HloInstr *fz_wrap(Fz *z, HloInstr *c)
 	if (copy) {
 		fc->root = copy;
 		fc->root_explicit = true;
-		f = hlo_instr_new(outer, HLO_FUSION,
-				  pass_shape_of(m, c),
-				  fz_fresh_name(z, &outer->names, "fusion",
-						&z->next_fusion),
-				  n, ops);
+		f = hlo_instr_new_in_arena(
+			outer, HLO_FUSION, pass_shape_of(m, c),
+			fz_fresh_name(z, &outer->names, "fusion",
+				      &z->next_fusion),
+			n, ops);
 	}
 	if (f)
 		fz_set_kind(f, FK_LOOP); /* printed first, as XLA does */

@@ -238,12 +238,12 @@ static int add_output(Fz *z, HloInstr *f, HloInstr *extra)
 		pass_detach(old_root);
 	pass_compact(fc);
 	Shape *old_shape = f->shape;
-	f->shape = shape_clone(a, ts);
+	f->shape = ts; /* shared with the root: shapes are immutable */
 	if (was_tuple)
 		return n; /* users already read get-tuple-elements */
 	/* Single-output before: its users now read element 0. */
-	HloInstr *g = hlo_instr_new(
-		outer, HLO_GET_TUPLE_ELEMENT, shape_clone(a, old_shape),
+	HloInstr *g = hlo_instr_new_in_arena(
+		outer, HLO_GET_TUPLE_ELEMENT, old_shape, /* f has a new one */
 		fz_fresh_name(z, &outer->names, "get-tuple-element",
 			      &z->next_gte),
 		0, NULL);
@@ -270,9 +270,8 @@ static int add_output(Fz *z, HloInstr *f, HloInstr *extra)
 static bool reroute(Fz *z, HloInstr *f, int k, HloInstr *old)
 {
 	HloComp *outer = f->parent;
-	Arena *a = &z->m->arena;
-	HloInstr *g = hlo_instr_new(
-		outer, HLO_GET_TUPLE_ELEMENT, shape_clone(a, old->shape),
+	HloInstr *g = hlo_instr_new_in_arena(
+		outer, HLO_GET_TUPLE_ELEMENT, old->shape,
 		fz_fresh_name(z, &outer->names, "get-tuple-element",
 			      &z->next_gte),
 		1, &f);
