@@ -912,6 +912,28 @@ static void report_cycle(V *v, HloInstr **stack, int from, int top)
 	sb_free(&b);
 }
 
+/* Room for n entries in two arrays kept side by side (*cap of each,
+ * twice what is asked when they grow); both NULL and *cap 0 when out of
+ * memory. Their contents are not kept. */
+static bool room_for(void **a, size_t ea, void **b, size_t eb, int *cap,
+		     int n)
+{
+	if (n <= *cap)
+		return true;
+	free(*a);
+	free(*b);
+	*cap = n * 2;
+	*a = malloc(ea * (size_t)*cap);
+	*b = malloc(eb * (size_t)*cap);
+	if (*a && *b)
+		return true;
+	free(*a);
+	free(*b);
+	*a = *b = NULL;
+	*cap = 0;
+	return false;
+}
+
 /* Iterative DFS over operands with three colours: unmarked (white),
  * grey (on the stack) and black (done). One cycle per computation is
  * reported. */
@@ -922,20 +944,8 @@ static void check_cycles(V *v, HloModule *m, HloComp *c)
 	for (int i = 0; i < c->n; i++) /* marks may hold other walks' data */
 		c->instrs[i]->mark = 0;
 	unsigned grey = hlo_new_mark(m), black = hlo_new_mark(m);
-	if (c->n > v->cap) {
-		free(v->stack);
-		free(v->next);
-		v->cap = c->n * 2;
-		v->stack = malloc(sizeof *v->stack * (size_t)v->cap);
-		v->next = malloc(sizeof *v->next * (size_t)v->cap);
-		if (!v->stack || !v->next) {
-			free(v->stack);
-			free(v->next);
-			v->stack = NULL;
-			v->next = NULL;
-			v->cap = 0;
-		}
-	}
+	room_for((void **)&v->stack, sizeof *v->stack, (void **)&v->next,
+		 sizeof *v->next, &v->cap, c->n);
 	HloInstr **stack = v->stack;
 	int *next = v->next;
 	for (int s = 0; stack && next && s < c->n; s++) {
@@ -978,22 +988,10 @@ static void check_comp(V *v, HloModule *m, HloComp *c)
 	 * moved since they last passed (a cycle needs a changed operand,
 	 * so a computation without one keeps its acyclic verdict). Each
 	 * signature is taken once: the checks change nothing it reads. */
-	if (c->n > v->cap_todo) {
-		free(v->todo);
-		free(v->sigs);
-		v->cap_todo = c->n * 2;
-		v->todo = malloc(sizeof *v->todo * (size_t)v->cap_todo);
-		v->sigs = malloc(sizeof *v->sigs * (size_t)v->cap_todo);
-		if (!v->todo || !v->sigs) {
-			free(v->todo);
-			free(v->sigs);
-			v->todo = NULL;
-			v->sigs = NULL;
-			v->cap_todo = 0;
-			err_at(v, c->loc, "out of memory verifying '%s'",
-			       c->name);
-			return;
-		}
+	if (!room_for((void **)&v->todo, sizeof *v->todo, (void **)&v->sigs,
+		      sizeof *v->sigs, &v->cap_todo, c->n)) {
+		err_at(v, c->loc, "out of memory verifying '%s'", c->name);
+		return;
 	}
 	HloInstr **todo = v->todo;
 	uint64_t *sigs = v->sigs;
