@@ -912,26 +912,12 @@ static void report_cycle(V *v, HloInstr **stack, int from, int top)
 	sb_free(&b);
 }
 
-/* Room for n entries in two arrays kept side by side (*cap of each,
- * twice what is asked when they grow); both NULL and *cap 0 when out of
- * memory. Their contents are not kept. */
-static bool room_for(void **a, size_t ea, void **b, size_t eb, int *cap,
-		     int n)
+/* A fresh array for 2n entries of e bytes in place of old (whose
+ * contents go), or NULL when out of memory. */
+static void *fresh_array(void *old, size_t e, int n)
 {
-	if (n <= *cap)
-		return true;
-	free(*a);
-	free(*b);
-	*cap = n * 2;
-	*a = malloc(ea * (size_t)*cap);
-	*b = malloc(eb * (size_t)*cap);
-	if (*a && *b)
-		return true;
-	free(*a);
-	free(*b);
-	*a = *b = NULL;
-	*cap = 0;
-	return false;
+	free(old);
+	return malloc(e * (size_t)n * 2);
 }
 
 /* Iterative DFS over operands with three colours: unmarked (white),
@@ -944,8 +930,11 @@ static void check_cycles(V *v, HloModule *m, HloComp *c)
 	for (int i = 0; i < c->n; i++) /* marks may hold other walks' data */
 		c->instrs[i]->mark = 0;
 	unsigned grey = hlo_new_mark(m), black = hlo_new_mark(m);
-	room_for((void **)&v->stack, sizeof *v->stack, (void **)&v->next,
-		 sizeof *v->next, &v->cap, c->n);
+	if (c->n > v->cap) {
+		v->stack = fresh_array(v->stack, sizeof *v->stack, c->n);
+		v->next = fresh_array(v->next, sizeof *v->next, c->n);
+		v->cap = v->stack && v->next ? c->n * 2 : 0;
+	}
 	HloInstr **stack = v->stack;
 	int *next = v->next;
 	for (int s = 0; stack && next && s < c->n; s++) {
@@ -988,8 +977,12 @@ static void check_comp(V *v, HloModule *m, HloComp *c)
 	 * moved since they last passed (a cycle needs a changed operand,
 	 * so a computation without one keeps its acyclic verdict). Each
 	 * signature is taken once: the checks change nothing it reads. */
-	if (!room_for((void **)&v->todo, sizeof *v->todo, (void **)&v->sigs,
-		      sizeof *v->sigs, &v->cap_todo, c->n)) {
+	if (c->n > v->cap_todo) {
+		v->todo = fresh_array(v->todo, sizeof *v->todo, c->n);
+		v->sigs = fresh_array(v->sigs, sizeof *v->sigs, c->n);
+		v->cap_todo = v->todo && v->sigs ? c->n * 2 : 0;
+	}
+	if (c->n > v->cap_todo) {
 		err_at(v, c->loc, "out of memory verifying '%s'", c->name);
 		return;
 	}

@@ -840,6 +840,23 @@ HloInstr *fz_wrap(Fz *z, HloInstr *c)
 	return f;
 }
 
+/* May new fused parameters take temporary names (fz_param_for)? Only
+ * when no instruction other than a parameter has a name that starts
+ * with "param": then no copy fused in can meet one. */
+bool fz_temp_params_ok(const HloModule *m)
+{
+	for (int i = 0; i < m->ncomps; i++) {
+		const HloComp *c = m->comps[i];
+		for (int k = 0; k < c->n; k++) {
+			const HloInstr *x = c->instrs[k];
+			if (x->op != HLO_PARAMETER &&
+			    strncmp(x->name, "param", 5) == 0)
+				return false;
+		}
+	}
+	return true;
+}
+
 /* Are c's parameters named by number when the pass ends (tidy_params)?
  * Those of the fused computations the passes make, by their name. */
 bool fz_tidied(const HloComp *c)
@@ -892,15 +909,17 @@ HloInstr *fz_param_for(Fz *z, HloInstr *f, HloInstr *o)
 	/* param_N by its number, the name tidy_params gives it at the end.
 	 * In a computation tidy_params renames, where param_N is often
 	 * still held by a parameter renumbered since, a name from the
-	 * module's instruction count instead (no search for a free one). */
+	 * module's instruction count instead (no search for a free one):
+	 * when no other instruction is named param..., which a parameter
+	 * holding param_N would have pushed to another name. */
 	char name[40];
-	if (fz_tidied(fc)) {
+	if (z->temp_params && fz_tidied(fc)) {
 		fz_touch(z, fc); /* so that tidy_params runs on it */
 		hlo_numbered_name(name, sizeof name, "param.new.", 10,
 				  z->m->next_id);
-	}
-	else
+	} else {
 		hlo_numbered_name(name, sizeof name, "param_", 6, f->nops - 1);
+	}
 	HloInstr *par =
 		hlo_instr_new_unique(fc, HLO_PARAMETER,
 				     pass_shape_of(z->m, o), name, 0, NULL);
@@ -1214,8 +1233,7 @@ const char *fz_value_name(const HloInstr *x)
 void fz_record_pair(Fz *z, const HloInstr *p, const HloInstr *c,
 		    const char *into, const Verdict *v)
 {
-	/* Those decide found, when it looked: inside c then, or c itself
-	 * before it became a fusion (its copy inside has its name). */
+	/* Those decide found inside c, when c has not changed since. */
 	const HloInstr *own[16], *const *in = v->nin ? v->in : own;
 	int n = v->nin ? v->nin : inner_users(p, c, own, 16);
 	for (int i = 0; i < n; i++)
@@ -1327,8 +1345,13 @@ static HloInstr *fuse_consumer(Fz *z, HloInstr *c, bool off)
 				fz_record_pair(z, p, c, NULL, &v);
 				continue;
 			}
-			if (c->op != HLO_FUSION && !(c = fz_wrap(z, c)))
-				return NULL;
+			if (c->op != HLO_FUSION) {
+				if (!(c = fz_wrap(z, c)))
+					return NULL;
+				/* the reader inside now is c's copy, whose
+				 * name may differ (a clash in there) */
+				v.nin = 0;
+			}
 			fz_record_pair(z, p, c, c->name, &v);
 			int at = 0;
 			while (at < c->nops && c->ops[at] != p)
@@ -1393,6 +1416,7 @@ bool fz_finish(Fz *z, PassCtx *cx, HloComp **comps, int nc)
 bool pass_fusion(HloModule *m, PassCtx *cx)
 {
 	Fz z = {.m = m, .log = cx->fusion_log, .pass = "fusion",
+		.temp_params = fz_temp_params_ok(m),
 		.groups = calloc(1, sizeof(GroupCache))};
 	if (z.log)
 		z.log->off = cx->fusion_off;

@@ -90,6 +90,8 @@ typedef struct Fz {
 	FzIndex seen; /* (comp, producer, consumer) -> decision index */
 	const char *pass;
 	bool failed; /* out of memory */
+	bool temp_params; /* fz_param_for may name parameters for a while
+			     (fz_temp_params_ok) */
 	int nfused;
 	HloComp **touched; /* computations changed: re-sorted at the end */
 	int ntouched, cap_touched;
@@ -172,6 +174,7 @@ FKind fz_kind_of_fusion(GroupCache *gc, const HloInstr *f);
 HloInstr *fz_wrap(Fz *z, HloInstr *c);
 void fz_drop_operand(HloInstr *f, int i);
 bool fz_tidied(const HloComp *c);
+bool fz_temp_params_ok(const HloModule *m);
 HloInstr *fz_param_for(Fz *z, HloInstr *f, HloInstr *o);
 int fz_inline_comp(Fz *z, HloComp *src, HloComp *dst, HloInstr *const *ops,
 		   int nops, HloInstr ***po, HloInstr ***map);

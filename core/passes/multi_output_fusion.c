@@ -554,6 +554,7 @@ static void mof_comp(Fz *z, HloComp *c)
 bool pass_multi_output_fusion(HloModule *m, PassCtx *cx)
 {
 	Fz z = {.m = m, .log = cx->fusion_log, .pass = "multi-output-fusion",
+		.temp_params = fz_temp_params_ok(m),
 		.groups = calloc(1, sizeof(GroupCache))};
 	HloComp **comps;
 	int nc = fz_code_comps(m, &comps);
