@@ -126,6 +126,29 @@ static void names_are_unique_per_computation(void **st)
 	assert_non_null(n);
 	assert_string_equal(n->name, "negate");
 	assert_string_equal(hlo_module_unique_comp_name(m, "main"), "main.1");
+	/* a rename to its own name or a taken one changes nothing */
+	assert_false(hlo_instr_rename(a, "a2"));
+	assert_false(hlo_instr_rename(a, "negate"));
+	assert_string_equal(a->name, "a2");
+	assert_ptr_equal(hlo_comp_find(c, "negate"), n);
+	/* a computation name is taken once */
+	int ncomps = m->ncomps;
+	assert_null(hlo_comp_new(m, "main"));
+	assert_int_equal(m->ncomps, ncomps);
+	HloComp *k = hlo_comp_new(m, "k");
+	assert_non_null(k);
+	assert_ptr_equal(hlo_module_find_comp(m, "k"), k);
+	assert_int_equal(m->ncomps, ncomps + 1);
+	/* a name string of the module's taken as is, or made unique */
+	HloInstr *x = hlo_instr_new_in_arena(c, HLO_NEGATE, a->shape, a->name,
+					     1, &a);
+	assert_non_null(x);
+	assert_string_equal(x->name, "a2.1");
+	HloInstr *y = hlo_instr_new_in_arena(c, HLO_NEGATE, a->shape, k->name,
+					     1, &a);
+	assert_non_null(y);
+	assert_ptr_equal(y->name, k->name);
+	assert_ptr_equal(hlo_comp_find(c, "k"), y);
 	hlo_module_free(m);
 }
 
