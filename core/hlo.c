@@ -539,6 +539,8 @@ static void sweep_users(HloInstr *ins)
 	ins->nusers = k;
 }
 
+void hlo_instr_sweep_users(HloInstr *ins) { sweep_users(ins); }
+
 void hlo_comp_sweep(HloComp *c)
 {
 	int k = 0;

@@ -255,6 +255,9 @@ void hlo_instr_unlink(HloInstr *ins);
  * (the order of the others is kept) and clears its operands - the state
  * one removal at a time would have left. Linear in c's size and uses. */
 void hlo_comp_sweep(HloComp *c);
+/* Drops the users without a computation (detached or unlinked while
+ * still listed) from ins's user list, keeping the others' order. */
+void hlo_instr_sweep_users(HloInstr *ins);
 /* Gives ins a copy of name; false (nothing changed) when an instruction
  * of its computation, ins itself included, has that name already. */
 bool hlo_instr_rename(HloInstr *ins, const char *name);

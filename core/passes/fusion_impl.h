@@ -98,6 +98,10 @@ typedef struct Fz {
 	FzIndex touched_ix; /* computation -> its place in touched */
 	HloComp **dropped;     /* computations to take out at the end */
 	int ndropped, cap_dropped;
+	/* Values whose user lists still name instructions taken out, to
+	 * sweep when the pass ends (multi_output_fusion.c: detach_sibling) */
+	HloInstr **unswept;
+	int nunswept, cap_unswept;
 	GroupCache *groups; /* NULL: no cache (out of memory) */
 	/* Names copied into the log, by address (rec_dup in fusion.c):
 	 * the same text is stored once. */

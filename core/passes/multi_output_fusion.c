@@ -285,6 +285,36 @@ static bool reroute(Fz *z, HloInstr *f, int k, HloInstr *old)
 	return true;
 }
 
+/* pass_detach for sibling b, merged away, except that b stays listed
+ * among the users of a scalar parameter read by many kernels until the
+ * pass ends (sweep_unswept). Taking b out of the middle of a list of
+ * 20,000 at once moves half of it each time, and the merges walk such a
+ * list from end to middle. The pass never reads those lists: a scalar
+ * has no siblings to offer and a parameter is no producer. */
+static void detach_sibling(Fz *z, HloInstr *b)
+{
+	for (int i = 0; i < b->nops; i++) {
+		HloInstr *o = b->ops[i];
+		if (!o || o->op != HLO_PARAMETER || o->nusers <= 64 ||
+		    shape_elements(o->shape) != 1) {
+			hlo_set_operand(b, i, NULL);
+			continue;
+		}
+		b->ops[i] = NULL; /* b stays in o->users for now */
+		if (!fz_among(z->unswept, z->nunswept, o)) {
+			if (!fz_grow((void **)&z->unswept, &z->cap_unswept,
+				     z->nunswept + 1, sizeof *z->unswept)) {
+				/* out of memory: take b out now */
+				b->ops[i] = o;
+				hlo_set_operand(b, i, NULL);
+				continue;
+			}
+			z->unswept[z->nunswept++] = o;
+		}
+	}
+	pass_detach(b); /* its operands are all NULL: names and root */
+}
+
 /* Sibling fusion: b's work moves into a (both read shared operand o);
  * b's users read a's new outputs. */
 static HloInstr *merge_siblings(Fz *z, HloInstr *a, HloInstr *b)
@@ -333,7 +363,7 @@ static HloInstr *merge_siblings(Fz *z, HloInstr *a, HloInstr *b)
 		}
 		fz_set_kind(a, fz_kind_of_fusion(z->groups, a));
 		if (!z->failed && b->nusers == 0) {
-			pass_detach(b);
+			detach_sibling(z, b);
 			fz_drop_comp(z, bc);
 		}
 	}
@@ -564,6 +594,9 @@ bool pass_multi_output_fusion(HloModule *m, PassCtx *cx)
 	}
 	for (int i = 0; i < nc && !z.failed && !cx->fusion_off; i++)
 		mof_comp(&z, comps[i]);
+	for (int i = 0; i < z.nunswept; i++)
+		hlo_instr_sweep_users(z.unswept[i]);
+	free(z.unswept);
 	for (int i = 0; i < z.nfused; i++)
 		pass_note_rule(cx, "multi-output");
 	return fz_finish(&z, cx, comps, nc);
