@@ -82,6 +82,20 @@ static const char siblings[] =
 	"  ROOT t = (f32[32], f32[32]) tuple(s, ss)\n"
 	"}\n";
 
+/* m's result on inputs from seed is want (within the default tolerance);
+ * then m, a and l are freed. */
+static void check_numbers_and_free(HloModule *m, Arena *a, Literal *want,
+				   unsigned seed, FusionLog *l)
+{
+	CompareResult cr;
+	literal_compare(run_seeded(m, a, seed), want,
+			compare_default_tol(want->shape), &cr);
+	assert_true(cr.ok);
+	fusion_log_free(l);
+	arena_free(a);
+	hlo_module_free(m);
+}
+
 static void check_kernels(const char *text, int after_fusion, int after_mof)
 {
 	HloModule *m = load_text(text);
@@ -93,40 +107,7 @@ static void check_kernels(const char *text, int after_fusion, int after_mof)
 	assert_int_equal(hlo_module_kernels(m), after_fusion);
 	m = apply(m, "multi-output-fusion", l);
 	assert_int_equal(hlo_module_kernels(m), after_mof);
-	CompareResult cr;
-	literal_compare(run_seeded(m, &a, 77), want,
-			compare_default_tol(want->shape), &cr);
-	assert_true(cr.ok);
-	fusion_log_free(l);
-	arena_free(&a);
-	hlo_module_free(m);
-}
-
-/* Every use list exact: each operand lists its user once, each listed
- * user is in a computation and reads the value. */
-static void check_use_lists(const HloModule *m)
-{
-	for (int ci = 0; ci < m->ncomps; ci++) {
-		const HloComp *c = m->comps[ci];
-		for (int i = 0; i < c->n; i++) {
-			const HloInstr *x = c->instrs[i];
-			for (int k = 0; k < x->nops; k++) {
-				const HloInstr *o = x->ops[k];
-				int seen = 0;
-				for (int u = 0; o && u < o->nusers; u++)
-					seen += o->users[u] == x;
-				assert_int_equal(seen, 1);
-			}
-			for (int u = 0; u < x->nusers; u++) {
-				const HloInstr *y = x->users[u];
-				assert_non_null(y->parent);
-				bool reads = false;
-				for (int k = 0; k < y->nops; k++)
-					reads |= y->ops[k] == x;
-				assert_true(reads);
-			}
-		}
-	}
+	check_numbers_and_free(m, &a, want, 77, l);
 }
 
 /* 100 pairs of siblings that also read one scalar parameter: multi-output
@@ -167,7 +148,7 @@ static void test_siblings_of_a_shared_scalar(void **state)
 	assert_int_equal(sp->nusers, 2 * PAIRS);
 	int kernels = hlo_module_kernels(m);
 	m = apply(m, "multi-output-fusion", l);
-	check_use_lists(m);
+	assert_uses_exact(m);
 	assert_true(hlo_module_kernels(m) <= kernels - PAIRS);
 	sp = hlo_comp_find(m->entry, "s");
 	int readers = 0;
@@ -179,13 +160,7 @@ static void test_siblings_of_a_shared_scalar(void **state)
 			}
 	assert_int_equal(sp->nusers, readers);
 	assert_true(readers <= PAIRS);
-	CompareResult cr;
-	literal_compare(run_seeded(m, &a, 5), want,
-			compare_default_tol(want->shape), &cr);
-	assert_true(cr.ok);
-	fusion_log_free(l);
-	arena_free(&a);
-	hlo_module_free(m);
+	check_numbers_and_free(m, &a, want, 5, l);
 }
 
 static void test_kernel_counts(void **state)

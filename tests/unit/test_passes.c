@@ -77,37 +77,6 @@ static void assert_entry(const HloModule *m, const char *want)
 }
 
 /* Runs m's entry on fixed pseudo-random inputs (in a). */
-/* Every use list of m is exact: ins is a user of v once, exactly when v
- * is one of its operands, and every user is a live instruction of the
- * same computation. */
-static void assert_uses_exact(const HloModule *m)
-{
-	for (int ci = 0; ci < m->ncomps; ci++) {
-		const HloComp *c = m->comps[ci];
-		for (int i = 0; i < c->n; i++) {
-			const HloInstr *v = c->instrs[i];
-			assert_ptr_equal(v->parent, c);
-			for (int k = 0; k < v->nusers; k++) {
-				const HloInstr *u = v->users[k];
-				assert_ptr_equal(u->parent, c);
-				bool uses = false;
-				for (int j = 0; j < u->nops; j++)
-					uses |= u->ops[j] == v;
-				assert_true(uses);
-				for (int j = 0; j < k; j++)
-					assert_ptr_not_equal(v->users[j], u);
-			}
-			for (int j = 0; j < v->nops; j++) {
-				const HloInstr *o = v->ops[j];
-				int seen = 0;
-				for (int k = 0; k < o->nusers; k++)
-					seen += o->users[k] == v;
-				assert_int_equal(seen, 1);
-			}
-		}
-	}
-}
-
 /* ---- registry ----------------------------------------------------------- */
 
 static void test_registry(void **state)

@@ -1,8 +1,8 @@
 /* testutil.h - helpers shared by the cmocka units: reading a file, loading
  * a module (parse + verify), applying a pass, walking the corpus index,
  * seeded inputs, running a module through the interpreter (or checking
- * that an interrupt stops it, or stopping it on a timer), and matching an
- * error text.
+ * that an interrupt stops it, or stopping it on a timer), matching an
+ * error text, and checking that every use list is exact.
  *
  * Each unit is its own executable built from one .c file
  * (tests/tests.cmake), so the helpers are static inline here rather than
@@ -477,6 +477,37 @@ static inline void assert_interrupted(const char *text)
 	assert_null(run_go(&r, &on));
 	assert_non_null(strstr(diag_text(&r.d), "interrupted"));
 	run_free(&r);
+}
+
+/* Every use list of m is exact: ins is a user of v once, exactly when v
+ * is one of its operands, and every user is a live instruction of the
+ * same computation. */
+static inline void assert_uses_exact(const HloModule *m)
+{
+	for (int ci = 0; ci < m->ncomps; ci++) {
+		const HloComp *c = m->comps[ci];
+		for (int i = 0; i < c->n; i++) {
+			const HloInstr *v = c->instrs[i];
+			assert_ptr_equal(v->parent, c);
+			for (int k = 0; k < v->nusers; k++) {
+				const HloInstr *u = v->users[k];
+				assert_ptr_equal(u->parent, c);
+				bool uses = false;
+				for (int j = 0; j < u->nops; j++)
+					uses |= u->ops[j] == v;
+				assert_true(uses);
+				for (int j = 0; j < k; j++)
+					assert_ptr_not_equal(v->users[j], u);
+			}
+			for (int j = 0; j < v->nops; j++) {
+				const HloInstr *o = v->ops[j];
+				int seen = 0;
+				for (int k = 0; k < o->nusers; k++)
+					seen += o->users[k] == v;
+				assert_int_equal(seen, 1);
+			}
+		}
+	}
 }
 
 #endif
