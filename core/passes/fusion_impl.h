@@ -99,7 +99,8 @@ typedef struct Fz {
 	HloComp **dropped;     /* computations to take out at the end */
 	int ndropped, cap_dropped;
 	/* Values whose user lists still name instructions taken out, to
-	 * sweep when the pass ends (multi_output_fusion.c: detach_sibling) */
+	 * sweep when their computation is done (multi_output_fusion.c:
+	 * detach_sibling) */
 	HloInstr **unswept;
 	int nunswept, cap_unswept;
 	GroupCache *groups; /* NULL: no cache (out of memory) */

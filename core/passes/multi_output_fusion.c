@@ -286,11 +286,13 @@ static bool reroute(Fz *z, HloInstr *f, int k, HloInstr *old)
 }
 
 /* pass_detach for sibling b, merged away, except that b stays listed
- * among the users of a scalar parameter read by many kernels until the
- * pass ends (sweep_unswept). Taking b out of the middle of a list of
- * 20,000 at once moves half of it each time, and the merges walk such a
- * list from end to middle. The pass never reads those lists: a scalar
- * has no siblings to offer and a parameter is no producer. */
+ * among the users of a scalar parameter read by many kernels until its
+ * computation is done (sweep_unswept). Taking b out of the middle of a
+ * list of 20,000 at once moves half of it each time, and the merges walk
+ * such a list from end to middle. Work on that computation never reads
+ * those lists: a scalar has no siblings to offer and a parameter is no
+ * producer. Work on another one can (a computation both called and the
+ * body of a fusion there): it starts after the sweep. */
 static void detach_sibling(Fz *z, HloInstr *b)
 {
 	for (int i = 0; i < b->nops; i++) {
@@ -313,6 +315,15 @@ static void detach_sibling(Fz *z, HloInstr *b)
 		}
 	}
 	pass_detach(b); /* its operands are all NULL: names and root */
+}
+
+/* Takes the siblings merged away out of the lists detach_sibling left
+ * them in. */
+static void sweep_unswept(Fz *z)
+{
+	for (int i = 0; i < z->nunswept; i++)
+		hlo_instr_sweep_users(z->unswept[i]);
+	z->nunswept = 0;
 }
 
 /* Sibling fusion: b's work moves into a (both read shared operand o);
@@ -577,6 +588,7 @@ static void mof_comp(Fz *z, HloComp *c)
 		if (!any)
 			break;
 	}
+	sweep_unswept(z);
 	free(ord.lv);
 	free(ord.stack);
 }
@@ -594,8 +606,7 @@ bool pass_multi_output_fusion(HloModule *m, PassCtx *cx)
 	}
 	for (int i = 0; i < nc && !z.failed && !cx->fusion_off; i++)
 		mof_comp(&z, comps[i]);
-	for (int i = 0; i < z.nunswept; i++)
-		hlo_instr_sweep_users(z.unswept[i]);
+	sweep_unswept(&z);
 	free(z.unswept);
 	for (int i = 0; i < z.nfused; i++)
 		pass_note_rule(cx, "multi-output");
