@@ -1029,10 +1029,12 @@ static void fuse_into(Fz *z, HloInstr *p, HloInstr *f)
 			hlo_replace_all_uses(par, pv);
 		fz_drop_operand(f, i);
 	}
-	if (p->op == HLO_FUSION || (g.costly && (!strcmp(g.costly, "divide") ||
-						  !strcmp(g.costly, "remainder")))) {
-		/* p brings many instructions; or a division that was
-		 * costly may read a constant fused in now (expensive) */
+	/* Scanned again: when p brings many instructions, or when the
+	 * costly op is a division, which stops being costly once its
+	 * constant divisor is fused in. */
+	bool division = g.costly && (!strcmp(g.costly, "divide") ||
+				     !strcmp(g.costly, "remainder"));
+	if (p->op == HLO_FUSION || division) {
 		g = fz_group(z->groups, f);
 	} else {
 		/* What a scan would find: the copy of p went to the end,
