@@ -44,6 +44,14 @@ typedef struct V {
 	HloInstr **todo;
 	uint64_t *sigs;
 	int cap_todo;
+	/* the first instruction seen calling each computation in this run,
+	 * open addressing on the computation's address (see note_callers) */
+	struct Caller {
+		const HloComp *c;
+		const HloInstr *by;
+		bool reported;
+	} *callers;
+	int cap_callers; /* a power of two, or 0 */
 } V;
 
 static bool full(const V *v) { return v->d->errors - v->start >= MAX_ERRORS; }
@@ -750,7 +758,12 @@ static uint64_t mix_attrs(uint64_t h, const HloInstr *ins)
  * Shapes and attribute values are not changed once an instruction holds
  * them (a pass makes new ones), and nothing in a module's arena is freed
  * before the module, so equal pointers are equal contents. */
-static uint64_t instr_sig(const V *v, const HloInstr *ins)
+static int ncalled(const HloInstr *ins)
+{
+	return ins->nattrs ? hlo_instr_ncalled(ins) : 0;
+}
+
+static uint64_t instr_sig(const V *v, const HloInstr *ins, int nc)
 {
 	uint64_t h = mix((uint64_t)ins->op, (uint64_t)ins->nops);
 	h = mixp(mixp(mixp(h, ins->shape), ins->literal), ins->parent);
@@ -762,7 +775,6 @@ static uint64_t instr_sig(const V *v, const HloInstr *ins)
 		if (o)
 			h = mixp(mixp(h, o->parent), o->shape);
 	}
-	int nc = ins->nattrs ? hlo_instr_ncalled(ins) : 0;
 	if (nc)
 		h = mixp(h, v->m ? v->m->entry : NULL);
 	for (int i = 0; i < nc; i++) {
@@ -920,6 +932,47 @@ static void *fresh_array(void *old, size_t e, int n)
 	return malloc(e * (size_t)n * 2);
 }
 
+/* A fusion's computation is its own: XLA gives every fusion instruction
+ * a computation that nothing else calls (a pass that changes the fused
+ * computation changes that one fusion). ins calls what it calls; an
+ * earlier caller of the same computation, either of the two a fusion,
+ * is an error, reported once per computation. */
+static void note_callers(V *v, const HloInstr *ins, int nc)
+{
+	for (int i = 0; i < nc && v->cap_callers; i++) {
+		const HloComp *k = hlo_instr_called_at(ins, i);
+		if (!k)
+			continue;
+		unsigned mask = (unsigned)v->cap_callers - 1;
+		unsigned h = (unsigned)(((uintptr_t)k >> 4) * 0x9e3779b1u);
+		struct Caller *s = &v->callers[h & mask];
+		while (s->c && s->c != k) {
+			h++;
+			s = &v->callers[h & mask];
+		}
+		if (!s->c) {
+			s->c = k;
+			s->by = ins;
+			continue;
+		}
+		const HloInstr *by = s->by;
+		if (by == ins || s->reported ||
+		    (ins->op != HLO_FUSION && by->op != HLO_FUSION))
+			continue;
+		s->reported = true;
+		if (by->op == HLO_FUSION)
+			err(v, ins,
+			    "calls computation '%s', the body of fusion '%s' "
+			    "(a fused computation belongs to its one fusion)",
+			    k->name, by->name);
+		else
+			err(v, ins,
+			    "its computation '%s' is also called by %s '%s' "
+			    "(a fused computation belongs to its one fusion)",
+			    k->name, hlo_opcode_name(by->op), by->name);
+	}
+}
+
 /* Iterative DFS over operands with three colours: unmarked (white),
  * grey (on the stack) and black (done). One cycle per computation is
  * reported. */
@@ -991,7 +1044,10 @@ static void check_comp(V *v, HloModule *m, HloComp *c)
 	int k = 0;
 	for (int i = 0; i < c->n; i++) {
 		HloInstr *x = c->instrs[i];
-		uint64_t s = instr_sig(v, x);
+		int nc = ncalled(x);
+		uint64_t s = instr_sig(v, x, nc);
+		if (nc)
+			note_callers(v, x, nc);
 		if (!v->changed_only || x->vsig != s) {
 			todo[k] = x;
 			sigs[k++] = s;
@@ -1045,6 +1101,11 @@ static bool verify(HloModule *m, Diag *d, const SrcFile *f, bool changed_only,
 	V v = {.d = d, .f = f, .m = m, .start = d->errors,
 	       .changed_only = changed_only};
 	arena_init(&v.tmp);
+	int cap = 16;
+	while (cap < 2 * m->ncomps)
+		cap *= 2;
+	v.callers = calloc((size_t)cap, sizeof *v.callers);
+	v.cap_callers = v.callers ? cap : 0;
 	check_entry(&v, m);
 	for (int i = 0; i < m->ncomps && !full(&v); i++)
 		check_comp(&v, m, m->comps[i]);
@@ -1057,6 +1118,7 @@ static bool verify(HloModule *m, Diag *d, const SrcFile *f, bool changed_only,
 	free(v.seen);
 	free(v.todo);
 	free(v.sigs);
+	free(v.callers);
 	if (checked)
 		*checked = v.checked;
 	return d->errors == v.start;
@@ -1105,8 +1167,8 @@ void verify_inherit(HloModule *dst, const HloModule *src)
 			const HloInstr *s = cs->instrs[k];
 			HloInstr *d = cd->instrs[k];
 			if (s->vsig && s->op == d->op &&
-			    s->vsig == instr_sig(&vs, s))
-				d->vsig = instr_sig(&vd, d);
+			    s->vsig == instr_sig(&vs, s, ncalled(s)))
+				d->vsig = instr_sig(&vd, d, ncalled(d));
 		}
 	}
 }

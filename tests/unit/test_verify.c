@@ -602,6 +602,88 @@ static void verify_changed_copies(void **state)
 	hlo_module_free(m);
 }
 
+/* A fusion's computation is its own: shared with a call or another
+ * fusion is refused, at the second caller; computations shared by
+ * reducers or calls are fine. The incremental verifier catches a new
+ * caller too, and accepts the module again once it is gone. */
+#define NEG_K "K {\n  a = f32[8] parameter(0)\n  ROOT n = f32[8] negate(a)\n}\n\n"
+
+static void verify_fused_computation_owned(void **st)
+{
+	(void)st;
+	check_error(verify(MOD(NEG_K "ENTRY e {\n"
+				   "  x = f32[8] parameter(0)\n"
+				   "  f = f32[8] fusion(x), kind=kLoop, calls=K\n"
+				   "  ROOT c = f32[8] call(x), to_apply=K\n}\n")),
+		    "t.hlo:11:8: error: call 'c': calls computation 'K', the "
+		    "body of fusion 'f' (a fused computation belongs to its "
+		    "one fusion)");
+	check_error(verify(MOD(NEG_K "ENTRY e {\n"
+				   "  x = f32[8] parameter(0)\n"
+				   "  c = f32[8] call(x), to_apply=K\n"
+				   "  ROOT f = f32[8] fusion(c), kind=kLoop, "
+				   "calls=K\n}\n")),
+		    "t.hlo:11:8: error: fusion 'f': its computation 'K' is "
+		    "also called by call 'c'");
+	check_error(verify(MOD(NEG_K "ENTRY e {\n"
+				   "  x = f32[8] parameter(0)\n"
+				   "  f = f32[8] fusion(x), kind=kLoop, calls=K\n"
+				   "  ROOT g = f32[8] fusion(f), kind=kLoop, "
+				   "calls=K\n}\n")),
+		    "t.hlo:11:8: error: fusion 'g': calls computation 'K', the "
+		    "body of fusion 'f'");
+	/* one error per computation, however many callers */
+	const char *three = verify(MOD(NEG_K "ENTRY e {\n"
+					     "  x = f32[8] parameter(0)\n"
+					     "  f = f32[8] fusion(x), kind=kLoop, "
+					     "calls=K\n"
+					     "  g = f32[8] fusion(f), kind=kLoop, "
+					     "calls=K\n"
+					     "  ROOT h = f32[8] fusion(g), "
+					     "kind=kLoop, calls=K\n}\n"));
+	assert_non_null(strstr(three, "fusion 'g'"));
+	assert_null(strstr(three, "fusion 'h'"));
+	/* shared reducers and called computations */
+	assert_string_equal(
+		verify(MOD(ADD_F32 NEG_K
+			   "ENTRY e {\n"
+			   "  x = f32[8] parameter(0)\n"
+			   "  z = f32[] constant(0)\n"
+			   "  r = f32[] reduce(x, z), dimensions={0}, "
+			   "to_apply=add\n"
+			   "  s = f32[] reduce(x, z), dimensions={0}, "
+			   "to_apply=add\n"
+			   "  c = f32[8] call(x), to_apply=K\n"
+			   "  d = f32[8] call(c), to_apply=K\n"
+			   "  ROOT t = (f32[], f32[], f32[8]) tuple(r, s, d)\n"
+			   "}\n")),
+		"");
+	/* a new fusion over a fusion's computation, then gone */
+	HloModule *m = load_text(NEG_K "ENTRY e {\n"
+				       "  x = f32[8] parameter(0)\n"
+				       "  ROOT f = f32[8] fusion(x), kind=kLoop, "
+				       "calls=K\n}\n");
+	Diag d;
+	diag_init(&d);
+	assert_true(verify_module_changed(m, &d, NULL, NULL));
+	HloInstr *f = hlo_comp_find(m->entry, "f");
+	HloInstr *g = hlo_instr_new(m->entry, HLO_FUSION, f->shape, "g", 1,
+				    &f);
+	assert_non_null(g);
+	HloAttr *a = hlo_attr_set(g, A_KIND, NULL);
+	*a = *hlo_attr_find(f, A_KIND);
+	a = hlo_attr_set(g, A_CALLS, NULL);
+	*a = *hlo_attr_find(f, A_CALLS);
+	assert_false(verify_module_changed(m, &d, NULL, NULL));
+	assert_non_null(strstr(diag_text(&d), "fusion 'g': calls computation "
+					      "'K', the body of fusion 'f'"));
+	diag_clear(&d);
+	hlo_instr_remove(g);
+	assert_true(verify_module_changed(m, &d, NULL, NULL));
+	diag_free(&d);
+	hlo_module_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -625,6 +707,7 @@ int main(void)
 		cmocka_unit_test(verify_collects_and_caps_errors),
 		cmocka_unit_test(verify_changed_rechecks_what_moved),
 		cmocka_unit_test(verify_changed_copies),
+		cmocka_unit_test(verify_fused_computation_owned),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
