@@ -776,9 +776,11 @@ HloComp *hlo_instr_called_at(const HloInstr *ins, int k)
 unsigned hlo_new_mark(HloModule *m)
 {
 	if (++m->mark_gen == 0) { /* wrapped: clear every mark */
-		for (int i = 0; i < m->ncomps; i++)
+		for (int i = 0; i < m->ncomps; i++) {
+			m->comps[i]->mark = 0;
 			for (int j = 0; j < m->comps[i]->n; j++)
 				m->comps[i]->instrs[j]->mark = 0;
+		}
 		m->mark_gen = 1;
 	}
 	return m->mark_gen;

@@ -175,6 +175,7 @@ struct HloComp {
 	 * nothing has to keep it up to date; a miss re-indexes. */
 	HloInstr **pidx;
 	int npidx, cap_pidx;
+	unsigned mark; /* scratch for module walks, like HloInstr.mark */
 };
 
 struct HloModule {

@@ -6,7 +6,9 @@
  * parameter mapped to the call's operand of the same number, replaces
  * the call by the copy of the callee's root and removes the call.
  * Copies get names unique in the caller (the callee's names, suffixed
- * when taken). Callees that nobody calls any more are removed.
+ * when taken). Callees that nobody calls any more are removed. A
+ * fusion inlined at several sites gets a copy of its fused computation
+ * at each site after the first.
  * Requires: a verified module (no recursion: HLO has none).
  * Invalidates: computation list, instruction positions and ids. */
 #include <stdlib.h>
@@ -131,6 +133,10 @@ bool pass_call_inliner(HloModule *m, PassCtx *cx)
 	for (int q = 0; q < ninl && !failed; q++)
 		if (!is_called(m, inlined[q]) && inlined[q] != m->entry)
 			hlo_module_remove_comp(m, inlined[q]);
+	/* A callee's fusions were copied to each of its call sites: every
+	 * copy after the first gets a fused computation of its own. */
+	if (k > 0 && !failed)
+		failed = !pass_unshare_fused(m);
 	free(order);
 	free(inlined);
 	free(map);

@@ -1044,8 +1044,12 @@ static void fuse_into(Fz *z, HloInstr *p, HloInstr *f)
 		fz_group_put(z->groups, f, g);
 	}
 	fz_set_kind(f, fz_kind_from(&g));
-	if (p->nusers == 0)
+	if (p->nusers == 0) {
+		HloComp *pc = fz_fused_comp(p);
 		pass_detach(p);
+		if (pc)
+			fz_drop_comp(z, pc);
+	}
 }
 
 /* ---- program order -------------------------------------------------------- */
@@ -1401,6 +1405,9 @@ bool fz_finish(Fz *z, PassCtx *cx, HloComp **comps, int nc)
 	}
 	hlo_module_remove_comps(z->m, z->dropped, z->ndropped);
 	free(z->dropped);
+	/* a duplicated fusion that holds a fusion copied it */
+	if (!z->failed && z->nfused && !pass_unshare_fused(z->m))
+		z->failed = true;
 	collect_groups(z, comps, nc);
 	if (z->log && !z->failed && !fusion_log_refresh(z->log))
 		z->failed = true;
@@ -1526,6 +1533,10 @@ bool fusion_force(HloModule *m, HloInstr *p, HloInstr *c,
 		if (!fz_topo_sort(m, f->parent) ||
 		    !fz_topo_sort(m, fz_fused_comp(f)))
 			z.failed = true;
+	}
+	if (f && !z.failed) {
+		hlo_module_remove_comps(m, z.dropped, z.ndropped);
+		z.failed = !pass_unshare_fused(m);
 	}
 	fz_free_seen(&z);
 	free(z.touched);

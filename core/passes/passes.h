@@ -26,6 +26,14 @@ void pass_place_before(HloComp *c, int first, const HloInstr *before);
  * memory. */
 HloInstr *pass_copy_instr(HloComp *c, const HloInstr *s, HloInstr *const *ops);
 
+/* Gives every fusion a computation of its own, as the verifier requires:
+ * a fused computation that a second fusion calls (a copy of a fusion
+ * made by inlining a call, or by duplicating a fusion that holds one) is
+ * copied for each fusion after the first, under a fresh name, nested
+ * fusions likewise. Linear in the module's size. False on out of
+ * memory. */
+bool pass_unshare_fused(HloModule *m);
+
 /* The shape x has, for a new instruction of module m: x's own when x is
  * in m (shapes are not changed once an instruction holds one, and m's
  * arena lives as long as m, so instructions share them), else a copy in

@@ -174,6 +174,80 @@ HloInstr *pass_copy_instr(HloComp *c, const HloInstr *s, HloInstr *const *ops)
 	return d;
 }
 
+/* A copy of computation src of module m, in m under a fresh name made
+ * from src's; fusions inside get computations of their own. */
+static HloComp *copy_comp(HloModule *m, HloComp *src)
+{
+	const char *name = hlo_module_unique_comp_name(m, src->name);
+	HloComp *d = name ? hlo_comp_new(m, name) : NULL;
+	HloInstr **po = NULL, **map = NULL, **ops = NULL;
+	int n = d ? hlo_comp_post_order(src, &po) : -1;
+	int maxops = 0;
+	for (int i = 0; i < n; i++)
+		if (po[i]->nops > maxops)
+			maxops = po[i]->nops;
+	if (n >= 0) {
+		map = calloc((size_t)n + 1, sizeof *map);
+		ops = malloc(sizeof *ops * (size_t)(maxops + 1));
+	}
+	bool ok = map && ops;
+	for (int i = 0; ok && i < n; i++)
+		po[i]->mark = (unsigned)i;
+	for (int i = 0; ok && i < n; i++) {
+		const HloInstr *s = po[i];
+		for (int k = 0; k < s->nops; k++)
+			ops[k] = s->ops[k] ? map[s->ops[k]->mark] : NULL;
+		ok = (map[i] = pass_copy_instr(d, s, ops)) != NULL;
+		if (ok && s->op == HLO_PARAMETER)
+			hlo_comp_param_added(d, map[i]);
+	}
+	if (ok && src->root) {
+		d->root = map[src->root->mark];
+		d->root_explicit = src->root_explicit;
+	}
+	if (ok) {
+		d->exec_thread = src->exec_thread;
+		d->loc = src->loc;
+	}
+	free(po);
+	free(map);
+	free(ops);
+	return ok ? d : NULL;
+}
+
+bool pass_unshare_fused(HloModule *m)
+{
+	unsigned gen = hlo_new_mark(m);
+	/* Copies are appended to m->comps, so their own fusions are seen
+	 * by this same walk. */
+	for (int i = 0; i < m->ncomps; i++) {
+		HloComp *c = m->comps[i];
+		for (int j = 0; j < c->n; j++) {
+			HloInstr *f = c->instrs[j];
+			HloAttr *a = f->op == HLO_FUSION && f->nattrs
+					     ? hlo_attr_find(f, A_CALLS)
+					     : NULL;
+			if (!a || a->u.comps.n != 1 || !a->u.comps.v[0])
+				continue;
+			HloComp *fc = a->u.comps.v[0];
+			if (fc->mark != gen) {
+				fc->mark = gen;
+				continue;
+			}
+			/* Attribute values are shared, never changed in
+			 * place: f's slot gets a new one. */
+			HloComp **v = arena_alloc(&m->arena, sizeof *v);
+			HloComp *copy = v ? copy_comp(m, fc) : NULL;
+			if (!copy)
+				return false;
+			copy->mark = gen;
+			v[0] = copy;
+			a->u.comps.v = v;
+		}
+	}
+	return true;
+}
+
 void pass_detach(HloInstr *ins)
 {
 	HloComp *c = ins->parent;
