@@ -372,6 +372,12 @@ static HloInstr *merge_siblings(Fz *z, HloInstr *a, HloInstr *b)
 		} else if (!z->failed) {
 			reroute(z, a, first, b);
 		}
+		/* The copy of b's root tuple: its elements are a's outputs
+		 * now, and nothing reads it. */
+		HloInstr *bt = b_tuple ? map[bc->root->mark] : NULL;
+		if (!z->failed && bt && bt->nusers == 0 && bt != ac->root)
+			hlo_instr_remove(bt); /* not detached: ac may be
+						 inlined before it is compacted */
 		fz_set_kind(a, fz_kind_of_fusion(z->groups, a));
 		if (!z->failed && b->nusers == 0) {
 			detach_sibling(z, b);
