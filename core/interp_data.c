@@ -142,7 +142,9 @@ static void walk_dst(Walk *w, const Shape *dst)
 {
 	memset(w, 0, sizeof *w);
 	w->rank = dst->rank;
-	memcpy(w->dims, dst->dims, sizeof(int64_t) * (size_t)dst->rank);
+	if (dst->rank) /* a scalar's dims may be NULL */
+		memcpy(w->dims, dst->dims,
+		       sizeof(int64_t) * (size_t)dst->rank);
 	it_strides(dst, w->dc);
 }
 

@@ -200,7 +200,10 @@ static bool expensive(const HloInstr *x)
 static void scan_one(const HloInstr *x, Group *g)
 {
 	if (x->op == HLO_PARAMETER) {
-		g->nparams++;
+		/* one that nothing reads does not count: its fusion passes
+		 * an operand its computation does not read */
+		if (x->nusers || x->parent->root == x)
+			g->nparams++;
 		return;
 	}
 	g->ninstrs++;
@@ -1044,7 +1047,8 @@ static void fuse_into(Fz *z, HloInstr *p, HloInstr *f)
 		fz_group_put(z->groups, f, g);
 	}
 	fz_set_kind(f, fz_kind_from(&g));
-	if (p->nusers == 0) {
+	/* a root stays (its only user was f, which nothing reads) */
+	if (p->nusers == 0 && p->parent->root != p) {
 		HloComp *pc = fz_fused_comp(p);
 		pass_detach(p);
 		if (pc)

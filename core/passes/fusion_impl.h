@@ -22,7 +22,8 @@ typedef enum { FK_NONE, FK_LOOP, FK_INPUT, FK_OUTPUT } FKind;
  * a fusion instruction. */
 typedef struct Group {
 	int ninstrs;        /* fused instructions, parameters not counted */
-	int nparams;        /* parameters of a fused computation */
+	int nparams;        /* parameters of a fused computation that
+			       something in it reads (or its root) */
 	int nreduce, ndot;  /* reduce; dot or convolution */
 	const char *costly; /* the first expensive opcode, or NULL */
 	bool elementwise;   /* only elementwise ops, scalar constants and

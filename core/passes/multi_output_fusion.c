@@ -196,6 +196,56 @@ static int outputs(HloInstr *f, HloInstr ***out)
 	return 1;
 }
 
+/* Makes every reader of multi-output fusion f a get-tuple-element, so
+ * that f's outputs can grow or move one by one: one that reads the whole
+ * tuple (another tuple, a call, the computation's root) reads a new
+ * tuple of f's elements instead. False on out of memory. */
+static bool elementwise_readers(Fz *z, HloInstr *f)
+{
+	HloComp *outer = f->parent;
+	bool whole = outer->root == f;
+	for (int i = 0; i < f->nusers && !whole; i++)
+		whole = f->users[i]->op != HLO_GET_TUPLE_ELEMENT;
+	if (!whole)
+		return true;
+	HloInstr **outs;
+	int n = outputs(f, &outs);
+	HloInstr **els = malloc(sizeof *els * (size_t)(n + 1));
+	HloInstr **readers = malloc(sizeof *readers * (size_t)(f->nusers + 1));
+	int nr = 0;
+	bool ok = els && readers;
+	for (int i = 0; ok && i < f->nusers; i++)
+		if (f->users[i]->op != HLO_GET_TUPLE_ELEMENT &&
+		    !fz_among(readers, nr, f->users[i]))
+			readers[nr++] = f->users[i];
+	fz_touch(z, outer);
+	for (int k = 0; ok && k < n; k++) {
+		els[k] = hlo_instr_new_in_arena(
+			outer, HLO_GET_TUPLE_ELEMENT, outs[k]->shape,
+			fz_fresh_name(z, &outer->names, "get-tuple-element",
+				      &z->next_gte),
+			1, &f);
+		HloAttr *ix = els[k] ? hlo_attr_set(els[k], A_INDEX, NULL)
+				     : NULL;
+		if ((ok = ix != NULL))
+			ix->u.i = k;
+	}
+	HloInstr *t = ok ? hlo_instr_new_unique(outer, HLO_TUPLE, f->shape,
+						"tuple", n, els)
+			 : NULL;
+	for (int i = 0; t && i < nr; i++)
+		for (int k = 0; k < readers[i]->nops; k++)
+			if (readers[i]->ops[k] == f)
+				hlo_set_operand(readers[i], k, t);
+	if (t && outer->root == f)
+		outer->root = t;
+	free(els);
+	free(readers);
+	if (!t)
+		z->failed = true;
+	return t != NULL;
+}
+
 /* Makes f's root a tuple of (its outputs..., extra) and rewires f's
  * users: they read get-tuple-element 0.. of f. Returns the index extra
  * got, -1 on failure. */
@@ -206,8 +256,10 @@ static int add_output(Fz *z, HloInstr *f, HloInstr *extra)
 	HloInstr **outs;
 	fz_touch(z, fc);
 	fz_touch(z, outer);
-	int n = outputs(f, &outs);
 	bool was_tuple = fc->root->op == HLO_TUPLE;
+	if (was_tuple && !elementwise_readers(z, f))
+		return -1;
+	int n = outputs(f, &outs);
 	HloInstr **ops = malloc(sizeof *ops * (size_t)(n + 2));
 	Shape **shapes = malloc(sizeof *shapes * (size_t)(n + 2));
 	if (!ops || !shapes) {
@@ -359,7 +411,7 @@ static HloInstr *merge_siblings(Fz *z, HloInstr *a, HloInstr *b)
 				first = at;
 		}
 		/* b's users: get-tuple-elements of b (multi-output) or b. */
-		if (!z->failed && b_tuple) {
+		if (!z->failed && b_tuple && elementwise_readers(z, b)) {
 			while (b->nusers && !z->failed) {
 				HloInstr *u = b->users[0];
 				int64_t k = 0;
