@@ -784,23 +784,120 @@ static uint64_t instr_sig(const V *v, const HloInstr *ins, int nc)
 	return h ? h : 1; /* never 0, "never checked" */
 }
 
+static uint64_t mix_str(uint64_t h, const char *s)
+{
+	if (!s)
+		return mix(h, 0);
+	uint64_t w = 0;
+	size_t n = 0;
+	for (; *s; s++) {
+		w = w << 8 | (unsigned char)*s;
+		if (++n % 8 == 0) {
+			h = mix(h, w);
+			w = 0;
+		}
+	}
+	return mix(mix(h, w), (uint64_t)n + 1);
+}
+
+static uint64_t mix_ints(uint64_t h, int n, const int64_t *v)
+{
+	h = mix(h, (uint64_t)n);
+	for (int i = 0; i < n; i++)
+		h = mix(h, (uint64_t)v[i]);
+	return h;
+}
+
+/* ins's attributes as check_instr reads them: each typed one by its
+ * value (computations by address), in order. Untyped ones (metadata,
+ * sharding, frontend attributes...) it never reads. */
+static uint64_t mix_attr_values(uint64_t h, const HloInstr *ins)
+{
+	for (int i = 0; i < ins->nattrs; i++) {
+		const HloAttr *a = &ins->attrs[i];
+		if (a->key == A_RAW)
+			continue;
+		h = mix(h, (uint64_t)a->key + 0x2000);
+		uint64_t w;
+		switch (hlo_attr_kind(a->key)) {
+		case AV_INT:
+			h = mix(h, (uint64_t)a->u.i);
+			break;
+		case AV_BOOL:
+			h = mix(h, a->u.b);
+			break;
+		case AV_FLOAT:
+			memcpy(&w, &a->u.f, sizeof w);
+			h = mix(h, w);
+			break;
+		case AV_INTS:
+			h = mix_ints(h, a->u.ints.n, a->u.ints.v);
+			break;
+		case AV_ENUM:
+		case AV_STRING:
+			h = mix_str(h, a->u.s);
+			break;
+		case AV_COMP:
+		case AV_COMPS:
+			h = mix(h, (uint64_t)a->u.comps.n);
+			for (int k = 0; k < a->u.comps.n; k++)
+				h = mixp(h, a->u.comps.v[k]);
+			break;
+		case AV_SLICE:
+			h = mix(h, (uint64_t)a->u.slice.n);
+			for (int k = 0; k < a->u.slice.n; k++) {
+				const SliceDim *d = &a->u.slice.v[k];
+				h = mix(mix(mix(h, (uint64_t)d->start),
+					    (uint64_t)d->limit),
+					(uint64_t)d->stride);
+			}
+			break;
+		case AV_PADDING:
+			h = mix(h, (uint64_t)a->u.pad.n);
+			for (int k = 0; k < a->u.pad.n; k++) {
+				const PadDim *d = &a->u.pad.v[k];
+				h = mix(mix(mix(h, (uint64_t)d->lo),
+					    (uint64_t)d->hi),
+					(uint64_t)d->interior);
+			}
+			break;
+		case AV_WINDOW:
+			h = mix(h, (uint64_t)a->u.window.n);
+			for (int k = 0; k < a->u.window.n; k++) {
+				const WindowDim *d = &a->u.window.v[k];
+				int64_t f[] = {d->size,	      d->stride,
+					       d->pad_lo,     d->pad_hi,
+					       d->lhs_dilate, d->rhs_dilate,
+					       d->reversal};
+				h = mix_ints(h, 7, f);
+			}
+			break;
+		default: /* dim_labels (rare): by address */
+			h = mixp(h, a->u.conv);
+			break;
+		}
+	}
+	return h;
+}
+
 /* What check_instr's verdict on ins depends on apart from where ins and
- * its operands are (operands_present checks that): opcode, shape,
- * attribute bytes and each operand's shape, by content. 0 when ins
- * reads more (a literal, a called computation) or is malformed. A copy
- * of an instruction that passed, over operands of the same shapes,
- * passes: the incremental verifier checks a pass's new instructions once
- * per kind (a fusion pass copies the same few ops into thousands of
- * fused computations). */
+ * its operands are (operands_present checks that): opcode, shape, typed
+ * attributes and each operand's shape, by content; called computations
+ * by address (they do not change while the verifier runs). 0 when ins
+ * reads more (a literal) or is malformed. A copy of an instruction that
+ * passed, over operands of the same shapes, passes: the incremental
+ * verifier checks a pass's new and changed instructions once per kind (a
+ * fusion pass copies the same few ops into thousands of fused
+ * computations; the users of what it fused read new operands). */
 static uint64_t content_key(const HloInstr *ins)
 {
 	if (ins->literal || !ins->shape || ins->op <= HLO_INVALID ||
-	    ins->op >= HLO_OPCODE_COUNT || hlo_instr_ncalled(ins))
+	    ins->op >= HLO_OPCODE_COUNT)
 		return 0;
 	uint64_t h = mix(mix((uint64_t)ins->op + 0x1000, (uint64_t)ins->nops),
 			 (uint64_t)ins->async_wrapped);
-	h = mix(mix(h, shape_hash(ins->shape)), (uint64_t)ins->nattrs);
-	h = mix_attrs(h, ins);
+	h = mix(h, shape_hash(ins->shape));
+	h = mix_attr_values(h, ins);
 	for (int i = 0; i < ins->nops; i++) {
 		const HloInstr *o = ins->ops[i];
 		if (!o || !o->shape)

@@ -684,6 +684,72 @@ static void verify_fused_computation_owned(void **st)
 	hlo_module_free(m);
 }
 
+/* verify_module_changed tells kinds apart by the values of typed
+ * attributes and the computations they name, not by where those values
+ * live or by untyped attributes like metadata: a reduce over the wrong
+ * reducer is caught beside good copies whose attributes were made
+ * separately. */
+static HloInstr *reduce_with(HloModule *m, HloInstr *r, HloComp *reducer,
+			     const char *meta)
+{
+	HloInstr *x = hlo_instr_new(m->entry, HLO_REDUCE, r->shape, NULL,
+				    r->nops, r->ops);
+	assert_non_null(x);
+	HloAttr *d = hlo_attr_set(x, A_DIMENSIONS, NULL);
+	int64_t *v = arena_alloc(&m->arena, sizeof *v);
+	v[0] = 0;
+	d->u.ints.n = 1;
+	d->u.ints.v = v;
+	HloAttr *t = hlo_attr_set(x, A_TO_APPLY, NULL);
+	HloComp **c = arena_alloc(&m->arena, sizeof *c);
+	c[0] = reducer;
+	t->u.comps.n = 1;
+	t->u.comps.v = c;
+	if (meta) {
+		HloAttr *md = hlo_attr_set(x, A_RAW, "metadata");
+		md->u.s = arena_strdup(&m->arena, meta);
+	}
+	return x;
+}
+
+static void verify_changed_kinds_by_value(void **st)
+{
+	(void)st;
+	HloModule *m = load_text(
+		"HloModule t\n"
+		"add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+		"  ROOT s = f32[] add(a, b)\n}\n\n"
+		"addi {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n"
+		"  ROOT s = s32[] add(a, b)\n}\n\n"
+		"ENTRY e {\n  p = f32[4] parameter(0)\n"
+		"  z = f32[] constant(0)\n"
+		"  ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=add\n"
+		"}\n");
+	HloComp *add = hlo_module_find_comp(m, "add"),
+		*addi = hlo_module_find_comp(m, "addi");
+	HloInstr *r = hlo_comp_find(m->entry, "r");
+	int checked;
+	assert_true(changed_ok(m, &checked));
+	reduce_with(m, r, add, "{op_name=\"a\"}");
+	reduce_with(m, r, add, "{op_name=\"b\"}");
+	HloInstr *bad = reduce_with(m, r, addi, NULL);
+	assert_false(changed_ok(m, &checked));
+	HloAttr *t = hlo_attr_find(bad, A_TO_APPLY);
+	HloComp **c = arena_alloc(&m->arena, sizeof *c);
+	c[0] = add;
+	t->u.comps.v = c;
+	assert_true(changed_ok(m, &checked));
+	assert_int_equal(checked, 1);
+	/* the same kind with a dimension the operand lacks */
+	reduce_with(m, r, add, NULL);
+	HloInstr *wrong = reduce_with(m, r, add, NULL);
+	int64_t *v = arena_alloc(&m->arena, sizeof *v);
+	v[0] = 1;
+	hlo_attr_find(wrong, A_DIMENSIONS)->u.ints.v = v;
+	assert_false(changed_ok(m, &checked));
+	hlo_module_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -708,6 +774,7 @@ int main(void)
 		cmocka_unit_test(verify_changed_rechecks_what_moved),
 		cmocka_unit_test(verify_changed_copies),
 		cmocka_unit_test(verify_fused_computation_owned),
+		cmocka_unit_test(verify_changed_kinds_by_value),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
