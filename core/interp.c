@@ -714,6 +714,9 @@ Literal *interp_run_comp(const HloComp *c, Literal *const *args, int nargs,
 	if (nargs != want)
 		it_fail(&it, NULL, "'%s' takes %d arguments, got %d", c->name, want,
 			nargs);
+	else if (!c->root)
+		it_fail(&it, NULL, "'%s' has no instructions yet (no root)",
+			c->name);
 	else
 		res = deep_copy_out(out, it_call(&it, c, args, nargs));
 	if (!res && !it.failed)

@@ -464,6 +464,21 @@ void literal_fill_pseudo_random(Literal *l, uint64_t seed)
 		fill_elem(l, i, &st);
 }
 
+static int payload_bits(Dtype t);
+
+bool literal_set_nan_payload(Literal *l, int64_t i, uint64_t payload)
+{
+	Dtype t = type_of(l);
+	int pb = payload_bits(t);
+	if (!pb || payload == 0 || payload >> pb)
+		return false;
+	unsigned char *p = elem(l, i);
+	int bytes = dtype_bytes(t);
+	uint64_t mask = ((uint64_t)1 << pb) - 1;
+	wr_uint(p, bytes, (rd_uint(p, bytes) & ~mask) | payload);
+	return true;
+}
+
 /* --- printing: scalars ----------------------------------------------------- */
 
 typedef struct {
@@ -485,10 +500,18 @@ static FloatText float_text(Dtype t)
 		ft.digits10 = 6;
 	else if (t == DT_F64)
 		ft.digits10 = 15;
-	if (t == DT_F16 || t == DT_BF16 || t == DT_F32 || t == DT_F64 ||
-	    t == DT_F8E5M2)
-		ft.payload_bits = dtype_mant_bits(t);
+	ft.payload_bits = payload_bits(t);
 	return ft;
+}
+
+/* The types whose NaNs print their payload: those with IEEE-style NaNs
+ * (an all-ones exponent and any mantissa). */
+static int payload_bits(Dtype t)
+{
+	return t == DT_F16 || t == DT_BF16 || t == DT_F32 || t == DT_F64 ||
+			       t == DT_F8E5M2
+		       ? dtype_mant_bits(t)
+		       : 0;
 }
 
 static bool reads_back(Dtype t, const char *s, double v)

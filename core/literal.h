@@ -31,6 +31,10 @@ double literal_get_f64(const Literal *l, int64_t i);
 int64_t literal_get_i64(const Literal *l, int64_t i);
 void literal_set_f64(Literal *l, int64_t i, double v);
 void literal_set_i64(Literal *l, int64_t i, int64_t v);
+/* Element i, a NaN already, gets payload as its mantissa bits (what the
+ * printer writes as nan(0x...)). False, nothing changed, when the type
+ * prints no payload or payload is 0 or does not fit its mantissa. */
+bool literal_set_nan_payload(Literal *l, int64_t i, uint64_t payload);
 /* Complex element parts (imag 0 for real types). */
 void literal_get_c(const Literal *l, int64_t i, double *re, double *im);
 void literal_set_c(Literal *l, int64_t i, double re, double im);

@@ -403,8 +403,10 @@ static Shape *parse_shape(P *p)
 /* ---- literals ---------------------------------------------------------- */
 
 /* Reads one scalar token: number, inf, nan, true, false. */
-static bool scalar_token(P *p, double *f, int64_t *i, uint64_t *u, bool *is_int)
+static bool scalar_token(P *p, double *f, int64_t *i, uint64_t *u, bool *is_int,
+			 uint64_t *payload)
 {
+	*payload = 0;
 	lex_skip(&p->lx);
 	const char *q = p->lx.p, *end = p->lx.end;
 	char buf[80];
@@ -427,10 +429,16 @@ static bool scalar_token(P *p, double *f, int64_t *i, uint64_t *u, bool *is_int)
 		*f = -INFINITY;
 	} else if (!strncmp(buf, "nan", 3) || !strncmp(buf, "-nan", 4)) {
 		*f = buf[0] == '-' ? -NAN : NAN;
-		if (q < end && *q == '(') { /* nan(0x...) payload: ignored */
-			while (q < end && *q != ')')
-				q++;
-			q += q < end;
+		if (q < end && *q == '(') { /* nan(0x...): the payload */
+			char *e;
+			errno = 0;
+			*payload = strtoull(q + 1, &e, 16);
+			if (e == q + 1 || e >= end || *e != ')' || errno ||
+			    *payload == 0)
+				return err(p, "bad NaN payload: expected "
+					      "nan(0x followed by hex digits, "
+					      "not all zero)");
+			q = e + 1;
 		}
 	} else {
 		char *e;
@@ -469,8 +477,11 @@ static bool set_scalar(P *p, Literal *l, int64_t idx)
 	if (dtype_kind(t) == DK_COMPLEX) {
 		if (!expect(p, '('))
 			return false;
-		if (!scalar_token(p, &f, &i, &u, &is_int) || !expect(p, ',') ||
-		    !scalar_token(p, &im, &i, &u, &is_int) || !expect(p, ')'))
+		uint64_t pl;
+		if (!scalar_token(p, &f, &i, &u, &is_int, &pl) ||
+		    !expect(p, ',') ||
+		    !scalar_token(p, &im, &i, &u, &is_int, &pl) ||
+		    !expect(p, ')'))
 			return false;
 		literal_set_c(l, idx, f, im);
 		return true;
@@ -478,7 +489,8 @@ static bool set_scalar(P *p, Literal *l, int64_t idx)
 	lex_skip(&p->lx);
 	SrcLoc loc = lex_loc(&p->lx);
 	const char *start = p->lx.p;
-	if (!scalar_token(p, &f, &i, &u, &is_int))
+	uint64_t payload;
+	if (!scalar_token(p, &f, &i, &u, &is_int, &payload))
 		return false;
 	char num_text[48];
 	snprintf(num_text, sizeof num_text, "%.*s",
@@ -514,6 +526,9 @@ static bool set_scalar(P *p, Literal *l, int64_t idx)
 	}
 	default:
 		literal_set_f64(l, idx, f);
+		if (payload && !literal_set_nan_payload(l, idx, payload))
+			return err_at(p, loc, "NaN payload of %s does not fit %s",
+				      num_text, dtype_name(t));
 	}
 	return true;
 }

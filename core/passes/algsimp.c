@@ -607,7 +607,9 @@ static Rw simp_abs(S *s, HloInstr *ins)
 	Rw r = idempotent(ins, "abs-abs");
 	if (r.rule)
 		return r;
-	if (x->op == HLO_NEGATE && same_shape(x->ops[0], x)) {
+	/* |-x| = |x| for signed types only: an unsigned -x is 2^n - x */
+	if (x->op == HLO_NEGATE && dtype_kind(ty(ins)) != DK_UINT &&
+	    same_shape(x->ops[0], x)) {
 		set_op(s, ins, 0, x->ops[0]);
 		return rw("abs-negate", ins);
 	}
@@ -841,8 +843,10 @@ static Rw simp_slice(S *s, HloInstr *ins)
 			int64_t n = ins->shape->dims[i];
 			v[i].start = in[i].start + sd[i].start * in[i].stride;
 			v[i].stride = in[i].stride * sd[i].stride;
-			v[i].limit = n ? v[i].start + (n - 1) * v[i].stride + 1
-				       : v[i].start;
+			v[i].limit = v[i].start + (n - 1) * v[i].stride + 1;
+			if (n == 0) /* empty: where the inner slice starts
+				       (its start may lie past the operand) */
+				v[i].start = v[i].limit = in[i].start;
 		}
 		HloAttr *at = hlo_attr_set(ins, A_SLICE, NULL);
 		if (!at)

@@ -6,7 +6,8 @@
  * parameter mapped to the call's operand of the same number, replaces
  * the call by the copy of the callee's root and removes the call.
  * Copies get names unique in the caller (the callee's names, suffixed
- * when taken). Callees that nobody calls any more are removed. A
+ * when taken). The call's layout stands: a root array laid out otherwise
+ * is copied into it; a call of a tuple laid out otherwise is kept. Callees that nobody calls any more are removed. A
  * fusion inlined at several sites gets a copy of its fused computation
  * at each site after the first.
  * Requires: a verified module (no recursion: HLO has none).
@@ -51,8 +52,15 @@ static bool inline_call(HloInstr *call, HloComp *callee, HloInstr **map)
 	free(po);
 	if (!ok)
 		return false;
+	/* The call's layout stands (what reads it, a bitcast say, sees
+	 * it): a root laid out otherwise is copied into it. */
+	HloInstr *r = map[callee->root->id];
+	if (!shape_equal(r->shape, call->shape) &&
+	    !(r = hlo_instr_new_unique(c, HLO_COPY, call->shape, "copy", 1,
+				       &r)))
+		return false;
 	pass_place_before(c, first, call);
-	hlo_replace_all_uses(call, map[callee->root->id]);
+	hlo_replace_all_uses(call, r);
 	hlo_instr_remove(call);
 	return true;
 }
@@ -77,7 +85,11 @@ static int collect_calls(HloComp *c, HloInstr ***out)
 	for (int j = 0; *out && j < c->n; j++) {
 		HloInstr *ins = c->instrs[j];
 		HloComp *callee = hlo_attr_comp(ins, A_TO_APPLY);
-		if (ins->op == HLO_CALL && callee && callee->root)
+		/* a tuple laid out otherwise than its call: kept (a copy
+		 * would only change the outer tuple) */
+		if (ins->op == HLO_CALL && callee && callee->root &&
+		    (shape_is_array(ins->shape) ||
+		     shape_equal(callee->root->shape, ins->shape)))
 			(*out)[k++] = ins;
 	}
 	return *out ? k : -1;

@@ -55,11 +55,22 @@ static int cmp_attr(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* Do ins's two operands commute bit for bit? Not for a maximum or
+ * minimum of floats: on a tie of -0 and +0 it returns its lhs (as
+ * XLA's evaluator does), so max(a, b) and max(b, a) can differ in the
+ * sign of a zero. */
+static bool commutes(const HloInstr *ins)
+{
+	if (!(hlo_opcode_flags(ins->op) & XF_COMM) || ins->nops != 2)
+		return false;
+	return !((ins->op == HLO_MAXIMUM || ins->op == HLO_MINIMUM) &&
+		 ins->shape && dtype_kind(ins->shape->type) == DK_FLOAT);
+}
+
 /* Operand i of ins in key order. */
 static int op_id(const HloInstr *ins, int i)
 {
-	bool swap = (hlo_opcode_flags(ins->op) & XF_COMM) && ins->nops == 2 &&
-		    ins->ops[0]->id > ins->ops[1]->id;
+	bool swap = commutes(ins) && ins->ops[0]->id > ins->ops[1]->id;
 	const HloInstr *o = ins->ops[swap ? 1 - i : i];
 	return o ? o->id : -1;
 }

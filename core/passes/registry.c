@@ -347,6 +347,12 @@ HloModule *pass_clone(const HloModule *m)
 bool pass_run(HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
 {
 	memset(r, 0, sizeof *r);
+	/* A module being typed may have no root yet: no pass to blame. */
+	if (!m->entry || !m->entry->root) {
+		report(cx, "pass '%s': %s", p->name,
+		       "the module has no instructions yet (no root)");
+		return false;
+	}
 	if (cx->prev && cx->prev->m == m) {
 		r->instrs_before = cx->prev->instrs_after;
 		r->kernels_before = cx->prev->kernels_after;

@@ -1134,6 +1134,66 @@ static void literal_negative_zero(void **st)
 	arena_free(&fx.a);
 }
 
+/* A NaN prints its payload as nan(0x...) and reads back bit for bit
+ * (quiet and signalling, either sign), for every type that prints one;
+ * a payload of 0, one wider than the mantissa or no hex digits is an
+ * error. */
+static void literal_nan_payloads(void **st)
+{
+	(void)st;
+	LitFx fx;
+	arena_init(&fx.a);
+	diag_init(&fx.d);
+	const struct {
+		const char *shape;
+		uint64_t bits;
+	} cases[] = {
+		{"f32[]", 0x7fc00001},	       {"f32[]", 0x7f800001},
+		{"f32[]", 0xffbfffff},	       {"f32[]", 0x7ffffff9},
+		{"f64[]", 0x7ff8000000000123}, {"f64[]", 0xfff0000000000001},
+		{"f16[]", 0x7c01},	       {"f16[]", 0xfe10},
+		{"bf16[]", 0x7f81},	       {"bf16[]", 0xffc1},
+		{"f8e5m2[]", 0x7d},	       {"f8e5m2[]", 0xfe},
+	};
+	StrBuf b;
+	sb_init(&b);
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		const Literal *z = lit(&fx, cases[k].shape, "0");
+		assert_non_null(z);
+		Literal *l = literal_clone(&fx.a, z);
+		int bytes = dtype_bytes(l->shape->type);
+		memcpy(l->data, &cases[k].bits, (size_t)bytes); /* LE */
+		sb_clear(&b);
+		literal_print_scalar(&b, l, 0);
+		const Literal *back = lit(&fx, cases[k].shape, sb_str(&b));
+		if (!back)
+			fail_msg("%s %s: %s", cases[k].shape, sb_str(&b),
+				 diag_text(&fx.d));
+		if (memcmp(back->data, l->data, (size_t)bytes))
+			fail_msg("%s %s did not read back", cases[k].shape,
+				 sb_str(&b));
+	}
+	sb_free(&b);
+	const struct {
+		const char *shape, *text, *msg;
+	} bad[] = {
+		{"f32[]", "nan(0x0)", "bad NaN payload"},
+		{"f32[]", "nan(0x)", "bad NaN payload"},
+		{"f32[]", "nan(0x800000)", "does not fit f32"},
+		{"f16[]", "nan(0x400)", "does not fit f16"},
+		{"f32[]", "nan(0x1", "bad NaN payload"},
+	};
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		diag_clear(&fx.d);
+		assert_null(lit(&fx, bad[k].shape, bad[k].text));
+		if (!strstr(diag_text(&fx.d), bad[k].msg))
+			fail_msg("%s: expected '%s' in %s", bad[k].text,
+				 bad[k].msg, diag_text(&fx.d));
+	}
+	diag_free(&fx.d);
+	arena_free(&fx.a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1179,6 +1239,7 @@ int main(void)
 		cmocka_unit_test(literal_text_errors),
 		cmocka_unit_test(literal_text_out_of_range),
 		cmocka_unit_test(literal_negative_zero),
+		cmocka_unit_test(literal_nan_payloads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
