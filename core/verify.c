@@ -1043,13 +1043,26 @@ static void note_callers(V *v, const HloInstr *ins, int nc)
 		unsigned mask = (unsigned)v->cap_callers - 1;
 		unsigned h = (unsigned)(((uintptr_t)k >> 4) * 0x9e3779b1u);
 		struct Caller *s = &v->callers[h & mask];
-		while (s->c && s->c != k) {
+		/* full only when instructions call computations that are not
+		 * in the module (then no slot is free: no check) */
+		for (int probes = 1; s->c && s->c != k; probes++) {
+			if (probes == v->cap_callers)
+				return;
 			h++;
 			s = &v->callers[h & mask];
 		}
 		if (!s->c) {
 			s->c = k;
 			s->by = ins;
+			/* what a pass left calling a computation it took out
+			 * (or one of another module) */
+			if (v->m && hlo_module_find_comp(v->m, k->name) != k) {
+				s->reported = true;
+				err(v, ins,
+				    "calls computation '%s', which is not in "
+				    "the module",
+				    k->name);
+			}
 			continue;
 		}
 		const HloInstr *by = s->by;

@@ -240,9 +240,16 @@ bool pass_unshare_fused(HloModule *m)
 			HloComp *copy = v ? copy_comp(m, fc) : NULL;
 			if (!copy)
 				return false;
-			copy->mark = gen;
 			v[0] = copy;
 			a->u.comps.v = v;
+			if (m->mark_gen < gen) {
+				/* the marks wrapped (and were cleared) while
+				 * copying: walk again from the start */
+				gen = hlo_new_mark(m);
+				i = -1;
+				break;
+			}
+			copy->mark = gen;
 		}
 	}
 	return true;

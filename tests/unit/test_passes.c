@@ -4,8 +4,11 @@
  * verifies, and on the real program dumps the interpreter gives the same
  * numbers before and after. */
 
+#include <limits.h>
+
 #include "compare.h"
 #include "passes/pass.h"
+#include "passes/passes.h"
 #include "print.h"
 #include "testutil.h"
 
@@ -986,10 +989,51 @@ static void test_corpus_pipeline(void **state)
 		assert_true(tt.numeric > 0);
 }
 
+/* pass_unshare_fused gives the second and third fusion of F copies of
+ * their own (F.1, F.2), also when the mark counter wraps while it copies
+ * (the marks it relies on are cleared then). */
+static void test_unshare_fused(void **state)
+{
+	(void)state;
+	const char *t = "HloModule t\n"
+			"F {\n  a = f32[8] parameter(0)\n"
+			"  ROOT n = f32[8] negate(a)\n}\n"
+			"ENTRY e {\n  x = f32[8] parameter(0)\n"
+			"  f1 = f32[8] fusion(x), kind=kLoop, calls=F\n"
+			"  f2 = f32[8] fusion(f1), kind=kLoop, calls=F\n"
+			"  ROOT f3 = f32[8] fusion(f2), kind=kLoop, calls=F\n}\n";
+	for (unsigned back = 0; back < 8; back++) {
+		SrcFile f = {"t.hlo", t, strlen(t), 0};
+		Diag d;
+		diag_init(&d);
+		HloModule *m = parse_module(&f, &d, NULL);
+		assert_non_null(m);
+		assert_false(verify_module(m, &d, &f)); /* shared */
+		diag_clear(&d);
+		if (back)
+			m->mark_gen = UINT_MAX - back;
+		assert_true(pass_unshare_fused(m));
+		assert_int_equal(m->ncomps, 4);
+		if (!verify_module(m, &d, &f))
+			fail_msg("near the wrap by %u: %s", back, diag_text(&d));
+		const char *want[] = {"F", "F.1", "F.2"};
+		for (int k = 0; k < 3; k++) {
+			char name[4] = {'f', (char)('1' + k), 0};
+			HloComp *c = hlo_attr_comp(hlo_comp_find(m->entry, name),
+						   A_CALLS);
+			assert_non_null(c);
+			assert_string_equal(c->name, want[k]);
+		}
+		diag_free(&d);
+		hlo_module_free(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_unshare_fused),
 		cmocka_unit_test(test_kernels),
 		cmocka_unit_test(test_rollback),
 		cmocka_unit_test(test_cse_commutative),

@@ -682,6 +682,17 @@ static void verify_fused_computation_owned(void **st)
 	assert_true(verify_module_changed(m, &d, NULL, NULL));
 	diag_free(&d);
 	hlo_module_free(m);
+	/* a call of a computation taken out of the module */
+	m = load_text(NEG_K "ENTRY e {\n  x = f32[8] parameter(0)\n"
+			    "  ROOT c = f32[8] call(x), to_apply=K\n}\n");
+	hlo_module_remove_comp(m, hlo_module_find_comp(m, "K"));
+	diag_init(&d);
+	assert_false(verify_module_changed(m, &d, NULL, NULL));
+	assert_non_null(strstr(diag_text(&d), "call 'c': calls computation "
+					      "'K', which is not in the "
+					      "module"));
+	diag_free(&d);
+	hlo_module_free(m);
 }
 
 /* verify_module_changed tells kinds apart by the values of typed
