@@ -762,6 +762,33 @@ FKind fz_kind_of_fusion(GroupCache *gc, const HloInstr *f)
 	return fz_kind_from(&g);
 }
 
+/* A name for a new fusion in outer that no instruction of the module
+ * has: HLO text may repeat a name in two computations, but 'why', 'cost'
+ * and 'fuse' find a fusion by its name. NULL on out of memory. */
+static const char *fusion_name(Fz *z, HloComp *outer)
+{
+	NameMap *taken = &z->fusion_names;
+	if (!z->fusion_names_made) {
+		namemap_init(taken);
+		z->fusion_names_made = true;
+		for (int i = 0; i < z->m->ncomps; i++) {
+			HloComp *c = z->m->comps[i];
+			for (int j = 0; j < c->n; j++) {
+				const char *s = c->instrs[j]->name;
+				if (!strncmp(s, "fusion", 6) &&
+				    namemap_add(taken, s, c->instrs[j]) < 0)
+					return NULL;
+			}
+		}
+	}
+	const char *name;
+	do
+		name = fz_fresh_name(z, &outer->names, "fusion",
+				     &z->next_fusion);
+	while (name && namemap_get(taken, name));
+	return name && namemap_add(taken, name, outer) >= 0 ? name : NULL;
+}
+
 /* Turns c into a fusion instruction of its own, in c's place: a fused
  * computation holding a copy of c whose operands are parameters. */
 HloInstr *fz_wrap(Fz *z, HloInstr *c)
@@ -810,14 +837,12 @@ HloInstr *fz_wrap(Fz *z, HloInstr *c)
 					mapped[i] = pars[j];
 		copy = pass_copy_instr(fc, c, mapped);
 	}
-	if (copy) {
+	const char *name = copy ? fusion_name(z, outer) : NULL;
+	if (name) {
 		fc->root = copy;
 		fc->root_explicit = true;
-		f = hlo_instr_new_in_arena(
-			outer, HLO_FUSION, pass_shape_of(m, c),
-			fz_fresh_name(z, &outer->names, "fusion",
-				      &z->next_fusion),
-			n, ops);
+		f = hlo_instr_new_in_arena(outer, HLO_FUSION,
+					   pass_shape_of(m, c), name, n, ops);
 	}
 	if (f)
 		fz_set_kind(f, FK_LOOP); /* printed first, as XLA does */
@@ -1223,7 +1248,13 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 		z->failed = true;
 }
 
-void fz_free_seen(Fz *z) { fz_index_free(&z->seen); }
+void fz_free_seen(Fz *z)
+{
+	fz_index_free(&z->seen);
+	if (z->fusion_names_made)
+		namemap_free(&z->fusion_names);
+	z->fusion_names_made = false;
+}
 
 /* The name a kernel's value goes by in the log: its own, or for a
  * fusion the instruction computing its (first) output, which keeps its
