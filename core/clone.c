@@ -165,6 +165,7 @@ static bool copy_header(CloneCtx *cx)
 	const HloModule *s = cx->src;
 	HloModule *d = cx->dst;
 	d->next_id = s->next_id;
+	d->control_preds = s->control_preds;
 	d->frame_index = s->frame_index ? arena_strdup(&d->arena, s->frame_index)
 					: NULL;
 	d->source_name = s->source_name ? arena_strdup(&d->arena, s->source_name)

@@ -690,6 +690,8 @@ HloAttr *hlo_attr_set(HloInstr *ins, AttrKey k, const char *name)
 	memset(at, 0, sizeof *at);
 	at->key = k;
 	at->name = k == A_RAW ? arena_strdup(a, name) : hlo_attr_name(k);
+	if (k == A_RAW && !strcmp(name, "control-predecessors"))
+		ins->parent->module->control_preds = true;
 	return at;
 }
 

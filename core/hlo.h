@@ -189,6 +189,9 @@ struct HloModule {
 	HloAttr *attrs;  /* header attributes (raw, except those recomputed) */
 	int next_id;
 	unsigned mark_gen;
+	/* an instruction was given a control-predecessors attribute (see
+	 * pass_tidy_control_preds) */
+	bool control_preds;
 	const char *source_name; /* file it was loaded from, or NULL */
 	/* JAX's stack frame index (FileNames, FunctionNames, FileLocations,
 	 * StackFrames sections after the header), kept verbatim. */

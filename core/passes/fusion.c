@@ -781,12 +781,13 @@ static const char *fusion_name(Fz *z, HloComp *outer)
 			}
 		}
 	}
+	/* the pass's own names differ by their suffix, which only grows */
 	const char *name;
 	do
 		name = fz_fresh_name(z, &outer->names, "fusion",
 				     &z->next_fusion);
 	while (name && namemap_get(taken, name));
-	return name && namemap_add(taken, name, outer) >= 0 ? name : NULL;
+	return name;
 }
 
 /* Turns c into a fusion instruction of its own, in c's place: a fused
@@ -1572,6 +1573,7 @@ bool fusion_force(HloModule *m, HloInstr *p, HloInstr *c,
 	if (f && !z.failed) {
 		hlo_module_remove_comps(m, z.dropped, z.ndropped);
 		z.failed = !pass_unshare_fused(m);
+		pass_tidy_control_preds(m);
 	}
 	fz_free_seen(&z);
 	free(z.touched);

@@ -111,8 +111,8 @@ typedef struct Fz {
 	char *rec_dup[FZ_REC_CACHE];
 	/* Suffixes for new names (see fresh_name). */
 	int next_fusion, next_comp, next_gte;
-	/* The names starting with "fusion" of every computation, made
-	 * when the pass first names a fusion (fusion.c: fusion_name) */
+	/* The names starting with "fusion" of every computation when the
+	 * pass first names a fusion (fusion.c: fusion_name) */
 	NameMap fusion_names;
 	bool fusion_names_made;
 } Fz;

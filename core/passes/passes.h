@@ -34,6 +34,15 @@ HloInstr *pass_copy_instr(HloComp *c, const HloInstr *s, HloInstr *const *ops);
  * memory. */
 bool pass_unshare_fused(HloModule *m);
 
+/* control-predecessors={a, b} names instructions in raw text. A pass
+ * that removes, merges or moves one (dce, cse, fusion) leaves its name
+ * behind, and XLA's parser refuses such a module: pass_run (and 'fuse')
+ * drop the names that are no longer in the instruction's computation,
+ * the attribute with the last. The edges only order the schedule; XLA
+ * moves them to the instruction that takes over, which is not tracked
+ * here. */
+void pass_tidy_control_preds(HloModule *m);
+
 /* The shape x has, for a new instruction of module m: x's own when x is
  * in m (shapes are not changed once an instruction holds one, and m's
  * arena lives as long as m, so instructions share them), else a copy in

@@ -162,6 +162,8 @@ HloInstr *pass_copy_instr(HloComp *c, const HloInstr *s, HloInstr *const *ops)
 	d->shape_given = s->shape_given;
 	if (s->literal && !(d->literal = literal_clone(a, s->literal)))
 		return NULL;
+	if (!same && s->parent && s->parent->module->control_preds)
+		c->module->control_preds = true;
 	if (s->nattrs) {
 		/* Attribute values are immutable arena data of the same
 		 * module: the array is copied, the values shared. */
@@ -351,6 +353,63 @@ HloModule *pass_clone(const HloModule *m)
 	return c;
 }
 
+/* See passes.h. */
+void pass_tidy_control_preds(HloModule *m)
+{
+	if (!m->control_preds)
+		return;
+	StrBuf b;
+	sb_init(&b);
+	for (int ci = 0; ci < m->ncomps; ci++) {
+		HloComp *c = m->comps[ci];
+		for (int j = 0; j < c->n; j++) {
+			HloInstr *x = c->instrs[j];
+			for (int i = 0; i < x->nattrs; i++) {
+				HloAttr *a = &x->attrs[i];
+				if (a->key != A_RAW || !a->u.s ||
+				    strcmp(a->name, "control-predecessors"))
+					continue;
+				int all = 0, kept = 0;
+				sb_clear(&b);
+				sb_putc(&b, '{');
+				for (const char *s = a->u.s; *s;) {
+					s += strspn(s, "{}, \t\n");
+					size_t n = strcspn(s, "{}, \t\n");
+					if (!n)
+						continue;
+					size_t pct = *s == '%';
+					const HloInstr *y = namemap_getn(
+						&c->names, s + pct, n - pct);
+					all++;
+					if (y && y != x) {
+						if (kept++)
+							sb_puts(&b, ", ");
+						sb_putn(&b, s, n);
+					}
+					s += n;
+				}
+				if (kept == all)
+					continue;
+				sb_putc(&b, '}');
+				const char *v =
+					kept ? arena_strdup(&m->arena, sb_str(&b))
+					     : NULL;
+				if (v) {
+					a->u.s = v;
+					continue;
+				}
+				/* none left (or out of memory): the
+				 * attribute goes */
+				memmove(a, a + 1,
+					sizeof *a * (size_t)(x->nattrs - i - 1));
+				x->nattrs--;
+				i--;
+			}
+		}
+	}
+	sb_free(&b);
+}
+
 bool pass_run(HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
 {
 	memset(r, 0, sizeof *r);
@@ -386,6 +445,8 @@ bool pass_run(HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
 	char msg[1024];
 	bool ok = true;
 	int checked = -1;
+	if (!pd.errors)
+		pass_tidy_control_preds(m);
 	if (pd.errors) {
 		first_message(&pd, msg, sizeof msg);
 		report(cx, "internal error: pass '%s' failed: %s", p->name,
