@@ -135,11 +135,13 @@ bool cmd_why(Session *s, const CmdArgs *a)
 		return false;
 	const char *pa = repl_bare_name(a->argv[0]);
 	const char *pb = repl_bare_name(a->argv[1]);
-	if (!strcmp(pa, pb))
-		return repl_error(s, "'%s' twice: 'why' asks about a producer "
-				     "and a consumer", pa);
+	/* Two computations may each have an instruction of that name: a
+	 * pair the log holds is answered. */
 	const FusionDecision *found[WHY_MAX];
 	int n = fusion_log_find(repl_fusion_log(s), pa, pb, found, WHY_MAX);
+	if (n == 0 && !strcmp(pa, pb))
+		return repl_error(s, "'%s' twice: 'why' asks about a producer "
+				     "and a consumer", pa);
 	if (n == 0)
 		return judge(s, pa, pb);
 	if (repl_fusion_log(s)->off)
