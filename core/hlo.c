@@ -858,19 +858,22 @@ typedef struct {
 	int depth;
 } CompWalk;
 
-static int comp_index(const HloModule *m, const HloComp *c)
+int hlo_module_comp_index(const HloModule *m, const HloComp *c)
 {
+	if (c->at >= 0 && c->at < m->ncomps && m->comps[c->at] == c)
+		return c->at;
 	for (int i = 0; i < m->ncomps; i++)
-		if (m->comps[i] == c)
-			return i;
-	return -1;
+		m->comps[i]->at = i;
+	return c->at >= 0 && c->at < m->ncomps && m->comps[c->at] == c
+		       ? c->at
+		       : -1;
 }
 
 static void comp_visit(HloComp *c, void *ctx);
 
 static void comp_dfs(CompWalk *w, HloComp *c)
 {
-	int i = comp_index(w->m, c);
+	int i = hlo_module_comp_index(w->m, c);
 	if (i < 0 || w->state[i] || w->depth > 10000)
 		return;
 	w->state[i] = 1;

@@ -176,6 +176,8 @@ struct HloComp {
 	HloInstr **pidx;
 	int npidx, cap_pidx;
 	unsigned mark; /* scratch for module walks, like HloInstr.mark */
+	int at;        /* where in module->comps when last indexed (see
+			  hlo_module_comp_index) */
 };
 
 struct HloModule {
@@ -205,6 +207,9 @@ void hlo_module_free(HloModule *m);
 HloModule *hlo_module_clone(const HloModule *m);
 HloComp *hlo_comp_new(HloModule *m, const char *name);
 HloComp *hlo_module_find_comp(const HloModule *m, const char *name);
+/* c's position in m->comps, -1 when it is not there. Constant time while
+ * the list stays as it was; after a change one call indexes it again. */
+int hlo_module_comp_index(const HloModule *m, const HloComp *c);
 /* A name not used by any computation: base, base.1, base.2, ... */
 const char *hlo_module_unique_comp_name(HloModule *m, const char *base);
 void hlo_module_set_entry(HloModule *m, HloComp *c);

@@ -1789,10 +1789,8 @@ static bool cycle_from(P *p, int ci, unsigned char *state, int depth)
 		const HloInstr *ins = c->instrs[i];
 		for (int k = 0; k < hlo_instr_ncalled(ins); k++) {
 			HloComp *callee = hlo_instr_called_at(ins, k);
-			int cj = 0;
-			while (cj < m->ncomps && m->comps[cj] != callee)
-				cj++;
-			if (cj == m->ncomps || state[cj] == 2)
+			int cj = callee ? hlo_module_comp_index(m, callee) : -1;
+			if (cj < 0 || state[cj] == 2)
 				continue;
 			if (state[cj] == 1)
 				return err_at(p, ins->loc,

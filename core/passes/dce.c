@@ -80,18 +80,10 @@ typedef struct {
 	int sp;
 } Reach;
 
-static int comp_index(const HloModule *m, const HloComp *c)
-{
-	for (int i = 0; i < m->ncomps; i++)
-		if (m->comps[i] == c)
-			return i;
-	return -1;
-}
-
 static void reach_visit(HloComp *c, void *ctx)
 {
 	Reach *r = ctx;
-	int i = comp_index(r->m, c);
+	int i = hlo_module_comp_index(r->m, c);
 	if (i < 0 || r->live[i])
 		return;
 	r->live[i] = 1;
@@ -114,12 +106,11 @@ static int dce_comps(HloModule *m)
 		for (int j = 0; j < c->n; j++)
 			hlo_instr_called(c->instrs[j], reach_visit, &r);
 	}
-	for (int i = m->ncomps - 1; i >= 0; i--) {
-		if (!r.live[i]) {
-			hlo_module_remove_comp(m, m->comps[i]);
-			removed++;
-		}
-	}
+	/* the dead ones, taken out in one sweep */
+	for (int i = 0; i < m->ncomps; i++)
+		if (!r.live[i])
+			r.stack[removed++] = m->comps[i];
+	hlo_module_remove_comps(m, r.stack, removed);
 done:
 	free(r.live);
 	free(r.stack);

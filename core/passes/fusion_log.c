@@ -235,12 +235,12 @@ const FusionGroup *fusion_log_group(const FusionLog *l, const char *name)
 	return NULL;
 }
 
-/* Does name stand for n: n itself, or a group whose members include n? */
-static bool names(const FusionLog *l, const char *name, const char *n)
+/* Does name (of group g, or NULL) stand for n: n itself, or a member of
+ * its group? */
+static bool names(const char *name, const FusionGroup *g, const char *n)
 {
 	if (!strcmp(name, n))
 		return true;
-	const FusionGroup *g = fusion_log_group(l, name);
 	for (int i = 0; g && i < g->nmembers; i++)
 		if (!strcmp(g->members[i], n))
 			return true;
@@ -251,12 +251,17 @@ int fusion_log_find(const FusionLog *l, const char *a, const char *b,
 		    const FusionDecision **out, int max)
 {
 	int k = 0;
+	/* looked up once: a scan of the groups per decision made 'why'
+	 * quadratic in a module of thousands of fusions */
+	const FusionGroup *ga = fusion_log_group(l, a),
+			  *gb = fusion_log_group(l, b);
 	for (int i = 0; l && i < l->n; i++) {
 		const FusionDecision *d = &l->d[i];
-		bool ab = names(l, a, d->producer) && names(l, b, d->consumer);
+		bool ab = names(a, ga, d->producer) &&
+			  names(b, gb, d->consumer);
 		/* Siblings are a pair either way round. */
 		bool ba = !strcmp(d->pass, "multi-output-fusion") &&
-			  names(l, b, d->producer) && names(l, a, d->consumer);
+			  names(b, gb, d->producer) && names(a, ga, d->consumer);
 		if ((ab || ba) && k < max)
 			out[k++] = d;
 	}

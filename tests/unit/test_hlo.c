@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 /* clang-format on */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -535,6 +536,40 @@ static void comp_post_order_puts_callees_first(void **st)
 	hlo_module_free(m);
 }
 
+/* hlo_module_comp_index follows the list through additions and
+ * removals, and answers -1 for a computation the module does not hold. */
+static void comp_index_follows_the_list(void **st)
+{
+	(void)st;
+	HloModule *m = hlo_module_new("m");
+	HloModule *o = hlo_module_new("o");
+	assert_non_null(m);
+	assert_non_null(o);
+	HloComp *c[8];
+	char name[8];
+	for (int i = 0; i < 8; i++) {
+		snprintf(name, sizeof name, "c%d", i);
+		c[i] = hlo_comp_new(m, name);
+		assert_non_null(c[i]);
+	}
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(hlo_module_comp_index(m, c[i]), i);
+	hlo_module_remove_comp(m, c[2]);
+	HloComp *gone[2] = {c[0], c[5]};
+	hlo_module_remove_comps(m, gone, 2);
+	HloComp *late = hlo_comp_new(m, "late");
+	HloComp *foreign = hlo_comp_new(o, "c1");
+	assert_int_equal(hlo_module_comp_index(m, c[2]), -1);
+	assert_int_equal(hlo_module_comp_index(m, c[0]), -1);
+	assert_int_equal(hlo_module_comp_index(m, foreign), -1);
+	for (int i = 0; i < m->ncomps; i++)
+		assert_int_equal(hlo_module_comp_index(m, m->comps[i]), i);
+	assert_int_equal(hlo_module_comp_index(m, late), m->ncomps - 1);
+	assert_int_equal(hlo_module_comp_index(m, c[7]), m->ncomps - 2);
+	hlo_module_free(o);
+	hlo_module_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -554,6 +589,7 @@ int main(void)
 		cmocka_unit_test(post_order_puts_operands_first),
 		cmocka_unit_test(post_order_reports_cycles),
 		cmocka_unit_test(comp_post_order_puts_callees_first),
+		cmocka_unit_test(comp_index_follows_the_list),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
