@@ -65,16 +65,23 @@ static bool inline_call(HloInstr *call, HloComp *callee, HloInstr **map)
 	return true;
 }
 
-static bool is_called(const HloModule *m, const HloComp *callee)
+/* Marks (HloComp.mark = the mark returned) every computation that an
+ * instruction of m calls: one walk for all the callees (one per callee
+ * made inlining n computations quadratic). */
+static unsigned mark_called(HloModule *m)
 {
+	unsigned mk = hlo_new_mark(m);
 	for (int i = 0; i < m->ncomps; i++)
 		for (int j = 0; j < m->comps[i]->n; j++) {
 			const HloInstr *ins = m->comps[i]->instrs[j];
-			for (int k = 0; k < hlo_instr_ncalled(ins); k++)
-				if (hlo_instr_called_at(ins, k) == callee)
-					return true;
+			int nc = ins->nattrs ? hlo_instr_ncalled(ins) : 0;
+			for (int k = 0; k < nc; k++) {
+				HloComp *c = hlo_instr_called_at(ins, k);
+				if (c)
+					c->mark = mk;
+			}
 		}
-	return false;
+	return mk;
 }
 
 /* The calls of c, collected before any is inlined. */
@@ -142,9 +149,15 @@ bool pass_call_inliner(HloModule *m, PassCtx *cx)
 		}
 		free(calls);
 	}
+	/* Callees nobody calls any more go (a callee only called from
+	 * another such callee stays, as before). */
+	unsigned mk = failed ? 0 : mark_called(m);
+	int ngone = 0;
 	for (int q = 0; q < ninl && !failed; q++)
-		if (!is_called(m, inlined[q]) && inlined[q] != m->entry)
-			hlo_module_remove_comp(m, inlined[q]);
+		if (inlined[q]->mark != mk && inlined[q] != m->entry)
+			inlined[ngone++] = inlined[q];
+	if (!failed)
+		hlo_module_remove_comps(m, inlined, ngone);
 	/* A callee's fusions were copied to each of its call sites: every
 	 * copy after the first gets a fused computation of its own. */
 	if (k > 0 && !failed)
