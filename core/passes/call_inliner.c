@@ -151,7 +151,7 @@ bool pass_call_inliner(HloModule *m, PassCtx *cx)
 	}
 	/* Callees nobody calls any more go (a callee only called from
 	 * another such callee stays, as before). */
-	unsigned mk = failed ? 0 : mark_called(m);
+	unsigned mk = failed || !ninl ? 0 : mark_called(m);
 	int ngone = 0;
 	for (int q = 0; q < ninl && !failed; q++)
 		if (inlined[q]->mark != mk && inlined[q] != m->entry)
