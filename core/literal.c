@@ -479,6 +479,22 @@ bool literal_set_nan_payload(Literal *l, int64_t i, uint64_t payload)
 	return true;
 }
 
+bool literal_set_c_nan_payload(Literal *l, int64_t i, int part,
+			       uint64_t payload)
+{
+	Dtype t = type_of(l);
+	if (t != DT_C64 && t != DT_C128)
+		return false;
+	int pb = payload_bits(t == DT_C64 ? DT_F32 : DT_F64);
+	if (payload == 0 || payload >> pb)
+		return false;
+	int bytes = t == DT_C64 ? 4 : 8;
+	unsigned char *p = elem(l, i) + part * bytes;
+	uint64_t mask = ((uint64_t)1 << pb) - 1;
+	wr_uint(p, bytes, (rd_uint(p, bytes) & ~mask) | payload);
+	return true;
+}
+
 /* --- printing: scalars ----------------------------------------------------- */
 
 typedef struct {

@@ -35,6 +35,9 @@ void literal_set_i64(Literal *l, int64_t i, int64_t v);
  * printer writes as nan(0x...)). False, nothing changed, when the type
  * prints no payload or payload is 0 or does not fit its mantissa. */
 bool literal_set_nan_payload(Literal *l, int64_t i, uint64_t payload);
+/* The same for part (0 real, 1 imaginary) of complex element i. */
+bool literal_set_c_nan_payload(Literal *l, int64_t i, int part,
+			       uint64_t payload);
 /* Complex element parts (imag 0 for real types). */
 void literal_get_c(const Literal *l, int64_t i, double *re, double *im);
 void literal_set_c(Literal *l, int64_t i, double re, double im);

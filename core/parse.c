@@ -477,13 +477,20 @@ static bool set_scalar(P *p, Literal *l, int64_t idx)
 	if (dtype_kind(t) == DK_COMPLEX) {
 		if (!expect(p, '('))
 			return false;
-		uint64_t pl;
-		if (!scalar_token(p, &f, &i, &u, &is_int, &pl) ||
+		uint64_t pl[2];
+		lex_skip(&p->lx);
+		SrcLoc cloc = lex_loc(&p->lx);
+		if (!scalar_token(p, &f, &i, &u, &is_int, &pl[0]) ||
 		    !expect(p, ',') ||
-		    !scalar_token(p, &im, &i, &u, &is_int, &pl) ||
+		    !scalar_token(p, &im, &i, &u, &is_int, &pl[1]) ||
 		    !expect(p, ')'))
 			return false;
 		literal_set_c(l, idx, f, im);
+		for (int k = 0; k < 2; k++)
+			if (pl[k] && !literal_set_c_nan_payload(l, idx, k, pl[k]))
+				return err_at(p, cloc,
+					      "NaN payload does not fit %s",
+					      dtype_name(t));
 		return true;
 	}
 	lex_skip(&p->lx);

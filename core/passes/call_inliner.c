@@ -29,6 +29,42 @@ static HloInstr *copy_instr(HloComp *c, const HloInstr *s, HloInstr **map)
 	return d;
 }
 
+/* control-predecessors={...} of copy d (of s) names instructions of
+ * the callee: they are renamed to their copies' names in the caller (a
+ * copy is renamed when its name is taken there, and the old name would
+ * then mean another instruction). False on out of memory. */
+static bool rename_control_preds(HloInstr *d, const HloComp *callee,
+				 HloInstr *const *map)
+{
+	HloAttr *a = hlo_attr_find_raw(d, "control-predecessors");
+	if (!a || !a->u.s)
+		return true;
+	StrBuf b;
+	sb_init(&b);
+	sb_putc(&b, '{');
+	int k = 0;
+	for (const char *s = a->u.s; *s;) {
+		s += strspn(s, "{}, \t\n");
+		size_t n = strcspn(s, "{}, \t\n");
+		if (!n)
+			continue;
+		size_t pct = *s == '%';
+		const HloInstr *x = namemap_getn(&callee->names, s + pct,
+						 n - pct);
+		const HloInstr *y = x ? map[x->id] : NULL;
+		if (y) /* else dropped (pass_tidy_control_preds would) */
+			sb_printf(&b, "%s%s", k++ ? ", " : "", y->name);
+		s += n;
+	}
+	sb_putc(&b, '}');
+	const char *v = arena_strdup(&d->parent->module->arena, sb_str(&b));
+	sb_free(&b);
+	if (!v)
+		return false;
+	a->u.s = v;
+	return true;
+}
+
 /* Inlines one call; false on out-of-memory. */
 static bool inline_call(HloInstr *call, HloComp *callee, HloInstr **map)
 {
@@ -49,6 +85,10 @@ static bool inline_call(HloInstr *call, HloComp *callee, HloInstr **map)
 		}
 		ok = (map[s->id] = copy_instr(c, s, map)) != NULL;
 	}
+	/* once every copy is made (a predecessor may come later) */
+	for (int i = 0; i < n && ok && c->module->control_preds; i++)
+		if (po[i]->op != HLO_PARAMETER)
+			ok = rename_control_preds(map[po[i]->id], callee, map);
 	free(po);
 	if (!ok)
 		return false;

@@ -55,10 +55,13 @@ static int cmp_attr(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* Do ins's two operands commute bit for bit? Not for a maximum or
- * minimum of floats: on a tie of -0 and +0 it returns its lhs (as
- * XLA's evaluator does), so max(a, b) and max(b, a) can differ in the
- * sign of a zero. */
+/* May ins's two operands be swapped? For a commutative opcode the two
+ * orders give equal numbers, except a maximum or minimum of floats: on
+ * a tie of -0 and +0 it returns its lhs (as XLA's evaluator does), so
+ * max(a, b) and max(b, a) differ in the sign of a zero, which 1/x shows.
+ * (With two NaN operands a float add or multiply keeps the lhs NaN's
+ * payload: the orders differ in payload bits only, which IEEE leaves
+ * open, and XLA's CSE swaps them too.) */
 static bool commutes(const HloInstr *ins)
 {
 	if (!(hlo_opcode_flags(ins->op) & XF_COMM) || ins->nops != 2)

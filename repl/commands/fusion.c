@@ -139,7 +139,8 @@ bool cmd_why(Session *s, const CmdArgs *a)
 	 * pair the log holds is answered. */
 	const FusionDecision *found[WHY_MAX];
 	int n = fusion_log_find(repl_fusion_log(s), pa, pb, found, WHY_MAX);
-	if (n == 0 && !strcmp(pa, pb))
+	if (!strcmp(pa, pb) &&
+	    (n == 0 || fusion_log_group(repl_fusion_log(s), pa)))
 		return repl_error(s, "'%s' twice: 'why' asks about a producer "
 				     "and a consumer", pa);
 	if (n == 0)

@@ -1174,10 +1174,18 @@ static void literal_nan_payloads(void **st)
 				 sb_str(&b));
 	}
 	sb_free(&b);
+	/* complex: each part keeps its own */
+	const Literal *c = lit(&fx, "c64[]", "(nan(0x1), -nan(0x3))");
+	assert_non_null(c);
+	uint32_t parts[2];
+	memcpy(parts, c->data, sizeof parts);
+	assert_int_equal(parts[0], 0x7f800001);
+	assert_int_equal(parts[1], 0xff800003);
 	const struct {
 		const char *shape, *text, *msg;
 	} bad[] = {
 		{"f32[]", "nan(0x0)", "bad NaN payload"},
+		{"c64[]", "(1, nan(0x800000))", "does not fit c64"},
 		{"f32[]", "nan(0x)", "bad NaN payload"},
 		{"f32[]", "nan(0x800000)", "does not fit f32"},
 		{"f16[]", "nan(0x400)", "does not fit f16"},
