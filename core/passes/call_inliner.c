@@ -43,18 +43,13 @@ static bool rename_control_preds(HloInstr *d, const HloComp *callee,
 	sb_init(&b);
 	sb_putc(&b, '{');
 	int k = 0;
+	const char *tok;
+	size_t n;
 	for (const char *s = a->u.s; *s;) {
-		s += strspn(s, "{}, \t\n");
-		size_t n = strcspn(s, "{}, \t\n");
-		if (!n)
-			continue;
-		size_t pct = *s == '%';
-		const HloInstr *x = namemap_getn(&callee->names, s + pct,
-						 n - pct);
+		const HloInstr *x = pass_next_listed(callee, &s, &tok, &n);
 		const HloInstr *y = x ? map[x->id] : NULL;
 		if (y) /* else dropped (pass_tidy_control_preds would) */
 			sb_printf(&b, "%s%s", k++ ? ", " : "", y->name);
-		s += n;
 	}
 	sb_putc(&b, '}');
 	const char *v = arena_strdup(&d->parent->module->arena, sb_str(&b));

@@ -43,6 +43,13 @@ bool pass_unshare_fused(HloModule *m);
  * here. */
 void pass_tidy_control_preds(HloModule *m);
 
+/* The next name of a raw list such as control-predecessors={a, %b}:
+ * skips the separators at *s, sets *tok and *n to the name as written
+ * ('%' kept; *n is 0 at the end) and moves *s past it. Returns c's
+ * instruction of that name, or NULL. */
+const HloInstr *pass_next_listed(const HloComp *c, const char **s,
+				 const char **tok, size_t *n);
+
 /* The shape x has, for a new instruction of module m: x's own when x is
  * in m (shapes are not changed once an instruction holds one, and m's
  * arena lives as long as m, so instructions share them), else a copy in

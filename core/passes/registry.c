@@ -354,6 +354,54 @@ HloModule *pass_clone(const HloModule *m)
 }
 
 /* See passes.h. */
+const HloInstr *pass_next_listed(const HloComp *c, const char **s,
+				 const char **tok, size_t *n)
+{
+	*s += strspn(*s, "{}, \t\n");
+	*tok = *s;
+	*n = strcspn(*s, "{}, \t\n");
+	*s += *n;
+	size_t pct = **tok == '%';
+	return *n > pct ? namemap_getn(&c->names, *tok + pct, *n - pct)
+			: NULL;
+}
+
+/* x's attribute i, control-predecessors: names not in x's computation
+ * any more go. False when the attribute went with its last name. */
+static bool tidy_preds(HloModule *m, HloInstr *x, int i, StrBuf *b)
+{
+	HloAttr *a = &x->attrs[i];
+	int all = 0, kept = 0;
+	sb_clear(b);
+	sb_putc(b, '{');
+	const char *tok;
+	size_t n;
+	for (const char *s = a->u.s; *s;) {
+		const HloInstr *y = pass_next_listed(x->parent, &s, &tok, &n);
+		if (!n)
+			continue;
+		all++;
+		if (y && y != x) {
+			if (kept++)
+				sb_puts(b, ", ");
+			sb_putn(b, tok, n);
+		}
+	}
+	if (kept == all)
+		return true;
+	sb_putc(b, '}');
+	const char *v = kept ? arena_strdup(&m->arena, sb_str(b)) : NULL;
+	if (v) {
+		a->u.s = v;
+		return true;
+	}
+	/* none left (or out of memory): the attribute goes */
+	memmove(a, a + 1, sizeof *a * (size_t)(x->nattrs - i - 1));
+	x->nattrs--;
+	return false;
+}
+
+/* See passes.h. */
 void pass_tidy_control_preds(HloModule *m)
 {
 	if (!m->control_preds)
@@ -365,45 +413,11 @@ void pass_tidy_control_preds(HloModule *m)
 		for (int j = 0; j < c->n; j++) {
 			HloInstr *x = c->instrs[j];
 			for (int i = 0; i < x->nattrs; i++) {
-				HloAttr *a = &x->attrs[i];
-				if (a->key != A_RAW || !a->u.s ||
-				    strcmp(a->name, "control-predecessors"))
-					continue;
-				int all = 0, kept = 0;
-				sb_clear(&b);
-				sb_putc(&b, '{');
-				for (const char *s = a->u.s; *s;) {
-					s += strspn(s, "{}, \t\n");
-					size_t n = strcspn(s, "{}, \t\n");
-					if (!n)
-						continue;
-					size_t pct = *s == '%';
-					const HloInstr *y = namemap_getn(
-						&c->names, s + pct, n - pct);
-					all++;
-					if (y && y != x) {
-						if (kept++)
-							sb_puts(&b, ", ");
-						sb_putn(&b, s, n);
-					}
-					s += n;
-				}
-				if (kept == all)
-					continue;
-				sb_putc(&b, '}');
-				const char *v =
-					kept ? arena_strdup(&m->arena, sb_str(&b))
-					     : NULL;
-				if (v) {
-					a->u.s = v;
-					continue;
-				}
-				/* none left (or out of memory): the
-				 * attribute goes */
-				memmove(a, a + 1,
-					sizeof *a * (size_t)(x->nattrs - i - 1));
-				x->nattrs--;
-				i--;
+				const HloAttr *a = &x->attrs[i];
+				if (a->key == A_RAW && a->u.s &&
+				    !strcmp(a->name, "control-predecessors") &&
+				    !tidy_preds(m, x, i, &b))
+					i--;
 			}
 		}
 	}
