@@ -9,7 +9,7 @@
  * when taken). The call's layout stands: a root array laid out otherwise
  * is copied into it; a call of a tuple laid out otherwise is kept. Callees that nobody calls any more are removed. A
  * fusion inlined at several sites gets a copy of its fused computation
- * at each site after the first.
+ * at each site after the first, and a name no other fusion has.
  * Requires: a verified module (no recursion: HLO has none).
  * Invalidates: computation list, instruction positions and ids. */
 #include <stdlib.h>
@@ -197,6 +197,10 @@ bool pass_call_inliner(HloModule *m, PassCtx *cx)
 	 * copy after the first gets a fused computation of its own. */
 	if (k > 0 && !failed)
 		failed = !pass_unshare_fused(m);
+	/* ... and a name of its own (two callers may both have had the
+	 * callee's name free) */
+	if (k > 0 && !failed)
+		failed = !pass_unique_fusion_names(m);
 	free(order);
 	free(inlined);
 	free(map);

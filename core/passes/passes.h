@@ -34,6 +34,15 @@ HloInstr *pass_copy_instr(HloComp *c, const HloInstr *s, HloInstr *const *ops);
  * memory. */
 bool pass_unshare_fused(HloModule *m);
 
+/* Gives every fusion a name no other fusion of the module has ('why',
+ * 'cost' and 'fuse' find a fusion by name; HLO text only asks a name to
+ * be unique in its computation). A copy of a fusion in a second caller
+ * (call-inliner) keeps its name in the entry, or in the first
+ * computation that has it, and is renamed name.N elsewhere, N the first
+ * suffix no instruction of the module has; control-predecessors lists
+ * follow. Linear in the module's size. False on out of memory. */
+bool pass_unique_fusion_names(HloModule *m);
+
 /* control-predecessors={a, b} names instructions in raw text. A pass
  * that removes, merges or moves one (dce, cse, fusion) leaves its name
  * behind, and XLA's parser refuses such a module: pass_run (and 'fuse')

@@ -424,6 +424,124 @@ void pass_tidy_control_preds(HloModule *m)
 	sb_free(&b);
 }
 
+/* Lists in f's computation that name f name it nn instead (before f is
+ * renamed nn: a list is read through the computation's names). */
+static bool relist(HloModule *m, HloInstr *f, const char *nn, StrBuf *b)
+{
+	HloComp *c = f->parent;
+	for (int j = 0; j < c->n; j++) {
+		HloInstr *x = c->instrs[j];
+		for (int i = 0; i < x->nattrs; i++) {
+			HloAttr *a = &x->attrs[i];
+			if (a->key != A_RAW || !a->u.s ||
+			    strcmp(a->name, "control-predecessors"))
+				continue;
+			bool hit = false;
+			int k = 0;
+			const char *tok;
+			size_t n;
+			sb_clear(b);
+			sb_putc(b, '{');
+			for (const char *s = a->u.s; *s;) {
+				const HloInstr *y =
+					pass_next_listed(c, &s, &tok, &n);
+				if (!n)
+					continue;
+				sb_puts(b, k++ ? ", " : "");
+				if (y == f) {
+					hit = true;
+					sb_puts(b, nn);
+				} else {
+					sb_putn(b, tok, n);
+				}
+			}
+			sb_putc(b, '}');
+			const char *v =
+				hit ? arena_strdup(&m->arena, sb_str(b)) : NULL;
+			if (hit && !v)
+				return false;
+			if (hit)
+				a->u.s = v;
+		}
+	}
+	return true;
+}
+
+/* f's name with the first suffix .N that no instruction of the module
+ * has (all holds their names), taken into all. */
+static const char *fresh_module_name(HloModule *m, NameMap *all,
+				     const HloInstr *f)
+{
+	char buf[256], stem[200];
+	size_t n = strlen(f->name);
+	if (n > sizeof stem - 2)
+		n = sizeof stem - 2;
+	memcpy(stem, f->name, n);
+	stem[n] = '.';
+	for (long long k = 1;; k++) {
+		hlo_numbered_name(buf, sizeof buf, stem, n + 1, k);
+		if (namemap_get(all, buf))
+			continue;
+		const char *nm = arena_strdup(&m->arena, buf);
+		return nm && namemap_add(all, nm, (void *)f) == 1 ? nm : NULL;
+	}
+}
+
+/* See passes.h. */
+bool pass_unique_fusion_names(HloModule *m)
+{
+	NameMap seen, all;
+	namemap_init(&seen);
+	namemap_init(&all);
+	HloInstr **dup = NULL;
+	int ndup = 0, cap = 0;
+	bool ok = true;
+	/* the entry first: its fusions keep their names */
+	for (int ci = -1; ci < m->ncomps && ok; ci++) {
+		HloComp *c = ci < 0 ? m->entry : m->comps[ci];
+		if (!c || (ci >= 0 && c == m->entry))
+			continue;
+		for (int j = 0; j < c->n && ok; j++) {
+			HloInstr *f = c->instrs[j];
+			if (f->op != HLO_FUSION)
+				continue;
+			int r = namemap_add(&seen, f->name, f);
+			if (r == 1)
+				continue;
+			if (r == 0 && ndup == cap) {
+				int nc = cap ? 2 * cap : 8;
+				void *v = realloc(dup, sizeof *dup * (size_t)nc);
+				if (v) {
+					dup = v;
+					cap = nc;
+				}
+			}
+			ok = r == 0 && ndup < cap;
+			if (ok)
+				dup[ndup++] = f;
+		}
+	}
+	for (int ci = 0; ci < m->ncomps && ok && ndup; ci++) {
+		HloComp *c = m->comps[ci];
+		for (int j = 0; j < c->n && ok; j++)
+			ok = namemap_add(&all, c->instrs[j]->name,
+					 c->instrs[j]) >= 0;
+	}
+	StrBuf b;
+	sb_init(&b);
+	for (int i = 0; i < ndup && ok; i++) {
+		HloInstr *f = dup[i];
+		const char *nn = fresh_module_name(m, &all, f);
+		ok = nn && (!m->control_preds || relist(m, f, nn, &b)) &&
+		     hlo_instr_rename(f, nn);
+	}
+	sb_free(&b);
+	free(dup);
+	namemap_free(&seen);
+	namemap_free(&all);
+	return ok;
+}
+
 bool pass_run(HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
 {
 	memset(r, 0, sizeof *r);
