@@ -2,13 +2,22 @@
  *
  * Myers' O((N+M)D) algorithm in its linear-space form: find the middle
  * snake of an optimal edit path, recurse on both halves (as GNU diff's
- * diffseq.h does, without its speed heuristics, so the result is always a
- * shortest edit script). The result is one "changed" flag per line of
- * each side; hunks are then cut from runs of changes with `context`
- * unchanged lines around them, merged when they are at most 2*context
- * lines apart, and printed as `diff -u` prints them. A line is its text
- * plus its newline: a last line without one differs from the same text
- * with one, and is followed by "\ No newline at end of file". */
+ * diffseq.h does). Two things keep it fast when most lines change (a
+ * fusion pass rewrites most of a module's text):
+ *  - a line that the other text does not have at all cannot be part of a
+ *    common subsequence: such lines are marked changed up front and the
+ *    search runs on the others only (exact, as GNU diff does);
+ *  - a middle-snake search that goes past too_expensive edits stops and
+ *    splits at the furthest point it reached (GNU diff's heuristic): the
+ *    script is then no longer shortest, only valid. Below that many edits
+ *    per region it is always a shortest edit script.
+ * Lines are compared by class: equal texts get the same number, once.
+ * The result is one "changed" flag per line of each side; hunks are then
+ * cut from runs of changes with `context` unchanged lines around them,
+ * merged when they are at most 2*context lines apart, and printed as
+ * `diff -u` prints them. A line is its text plus its newline: a last line
+ * without one differs from the same text with one, and is followed by
+ * "\ No newline at end of file". */
 #include "textdiff.h"
 
 #include <limits.h>
@@ -29,9 +38,10 @@ typedef struct Lines {
 } Lines;
 
 typedef struct Ctx {
-	const Line *a, *b;
-	int *fd, *bd;    /* furthest x per diagonal, forward and backward */
-	char *del, *ins; /* changed flags of a's and b's lines */
+	const int *a, *b; /* line classes of the lines searched */
+	int *fd, *bd;     /* furthest x per diagonal, forward and backward */
+	char *del, *ins;  /* changed flags of the lines searched */
+	int too_expensive; /* edits after which a search settles */
 } Ctx;
 
 static uint32_t hash(const char *p, size_t n)
@@ -63,12 +73,7 @@ static bool split_lines(const char *t, size_t len, Lines *l)
 	return true;
 }
 
-static bool eq(const Ctx *c, int x, int y)
-{
-	const Line *a = &c->a[x], *b = &c->b[y];
-	return a->h == b->h && a->len == b->len &&
-	       memcmp(a->p, b->p, a->len) == 0;
-}
+static bool eq(const Ctx *c, int x, int y) { return c->a[x] == c->b[y]; }
 
 /* Forward step of the middle-snake search: one more edit from the top
  * left. Returns true (and the midpoint) when it overlaps the backward
@@ -132,8 +137,44 @@ static bool backward(Ctx *c, Search *s, int *mx, int *my)
 	return false;
 }
 
+/* After too many edits: the furthest point the forward search reached
+ * (largest x + y) or the backward one (smallest), whichever got further
+ * from its corner; false when that is a corner (no progress). */
+static bool settle(const Ctx *c, const Search *s, int *mx, int *my)
+{
+	int fbest = -1, fx = 0, bbest = INT_MAX, bx = 0;
+	for (int d = s->fmax; d >= s->fmin; d -= 2) {
+		int x = c->fd[d] < s->xlim ? c->fd[d] : s->xlim, y = x - d;
+		if (y > s->ylim)
+			x = s->ylim + d, y = s->ylim;
+		if (x + y > fbest)
+			fbest = x + y, fx = x;
+	}
+	for (int d = s->bmax; d >= s->bmin; d -= 2) {
+		int x = c->bd[d] > s->xoff ? c->bd[d] : s->xoff, y = x - d;
+		if (y < s->yoff)
+			x = s->yoff + d, y = s->yoff;
+		if (x + y < bbest)
+			bbest = x + y, bx = x;
+	}
+	int lo = s->xoff + s->yoff, hi = s->xlim + s->ylim;
+	bool fwd = fbest - lo >= hi - bbest;
+	int x = fwd ? fx : bx, sum = fwd ? fbest : bbest;
+	if (sum <= lo || sum >= hi) {
+		fwd = !fwd; /* the other one, if it moved */
+		x = fwd ? fx : bx;
+		sum = fwd ? fbest : bbest;
+		if (sum <= lo || sum >= hi)
+			return false;
+	}
+	*mx = x;
+	*my = sum - x;
+	return true;
+}
+
 /* A point (mx, my) on a shortest edit path from (xoff, yoff) to
- * (xlim, ylim), about half way along it. */
+ * (xlim, ylim), about half way along it; past c->too_expensive edits, a
+ * point on some edit path (settle). */
 static void midsnake(Ctx *c, int xoff, int xlim, int yoff, int ylim, int *mx,
 		     int *my)
 {
@@ -142,9 +183,12 @@ static void midsnake(Ctx *c, int xoff, int xlim, int yoff, int ylim, int *mx,
 		    fmid, fmid, bmid, bmid, (fmid - bmid) & 1};
 	c->fd[fmid] = xoff;
 	c->bd[bmid] = xlim;
-	for (;;)
+	for (int cost = 1;; cost++) {
 		if (forward(c, &s, mx, my) || backward(c, &s, mx, my))
 			return;
+		if (cost >= c->too_expensive && settle(c, &s, mx, my))
+			return;
+	}
 }
 
 static void compareseq(Ctx *c, int xoff, int xlim, int yoff, int ylim)
@@ -175,19 +219,19 @@ typedef struct Group {
 } Group;
 
 /* Cuts the changed flags into groups; returns how many. */
-static int groups(const Ctx *c, int n, int m, Group *g)
+static int groups(const char *del, const char *ins, int n, int m, Group *g)
 {
 	int i = 0, j = 0, k = 0;
 	while (i < n || j < m) {
-		if (i < n && j < m && !c->del[i] && !c->ins[j]) {
+		if (i < n && j < m && !del[i] && !ins[j]) {
 			i++, j++;
 			continue;
 		}
 		Group *r = &g[k++];
 		r->i0 = i, r->j0 = j;
-		while (i < n && c->del[i])
+		while (i < n && del[i])
 			i++;
-		while (j < m && c->ins[j])
+		while (j < m && ins[j])
 			j++;
 		r->i1 = i, r->j1 = j;
 	}
@@ -256,6 +300,64 @@ static void print_diff(StrBuf *out, const char *name_a, const char *name_b,
 	}
 }
 
+/* Line classes: cls[i] for line i of a then b (n + m of them), equal
+ * lines (text and newline) numbered alike. NULL on out of memory. */
+static int *classify(const Lines *a, const Lines *b)
+{
+	size_t n = (size_t)a->n + (size_t)b->n, cap = 16;
+	while (cap < 2 * n)
+		cap *= 2;
+	int *cls = malloc((n + 1) * sizeof *cls);
+	int *slot = malloc(cap * sizeof *slot); /* a line with the class */
+	if (!cls || !slot) {
+		free(cls);
+		free(slot);
+		return NULL;
+	}
+	for (size_t i = 0; i < cap; i++)
+		slot[i] = -1;
+	int next = 0;
+	for (size_t i = 0; i < n; i++) {
+		const Line *l = i < (size_t)a->n ? &a->v[i] : &b->v[i - a->n];
+		size_t h = l->h & (cap - 1);
+		for (;; h = (h + 1) & (cap - 1)) {
+			int k = slot[h];
+			if (k < 0) {
+				slot[h] = (int)i;
+				cls[i] = next++;
+				break;
+			}
+			const Line *o =
+				k < a->n ? &a->v[k] : &b->v[k - a->n];
+			if (o->h == l->h && o->len == l->len &&
+			    !memcmp(o->p, l->p, l->len)) {
+				cls[i] = cls[k];
+				break;
+			}
+		}
+	}
+	free(slot);
+	return cls;
+}
+
+/* The lines of one side whose class the other side has (the rest are
+ * changed, flagged in chg): their classes in kc, their indices in kx.
+ * Returns how many. */
+static int keep(const int *cls, int n, const char *other, int *kc, int *kx,
+		char *chg)
+{
+	int k = 0;
+	for (int i = 0; i < n; i++) {
+		if (!other[cls[i]]) {
+			chg[i] = 1;
+			continue;
+		}
+		kc[k] = cls[i];
+		kx[k++] = i;
+	}
+	return k;
+}
+
 int textdiff_unified(StrBuf *out, const char *name_a, const char *a,
 		     size_t alen, const char *name_b, const char *b,
 		     size_t blen, int context)
@@ -265,26 +367,56 @@ int textdiff_unified(StrBuf *out, const char *name_a, const char *a,
 	Lines la = {0}, lb = {0};
 	Ctx c = {0};
 	Group *g = NULL;
+	int *cls = NULL, *kc = NULL, *kx = NULL;
+	char *del = NULL, *ins = NULL, *ina = NULL, *inb = NULL;
 	int changed = -1;
 	if (!split_lines(a, alen, &la) || !split_lines(b, blen, &lb))
 		goto done;
 	int n = la.n, m = lb.n;
-	size_t diags = (size_t)n + (size_t)m + 3;
-	c.a = la.v, c.b = lb.v;
+	size_t nm = (size_t)n + (size_t)m, diags = nm + 3;
+	cls = classify(&la, &lb);
+	kc = malloc((nm + 1) * sizeof *kc);
+	kx = malloc((nm + 1) * sizeof *kx);
+	del = calloc((size_t)n + 1, 1);
+	ins = calloc((size_t)m + 1, 1);
+	ina = calloc(nm + 1, 1);
+	inb = calloc(nm + 1, 1);
 	c.fd = malloc(diags * sizeof *c.fd);
 	c.bd = malloc(diags * sizeof *c.bd);
-	c.del = calloc((size_t)n + 1, 1);
-	c.ins = calloc((size_t)m + 1, 1);
-	g = malloc(((size_t)n + (size_t)m + 1) * sizeof *g);
-	if (!c.fd || !c.bd || !c.del || !c.ins || !g)
+	c.del = calloc(nm + 1, 1);
+	c.ins = c.del ? c.del + n : NULL;
+	g = malloc((nm + 1) * sizeof *g);
+	if (!cls || !kc || !kx || !del || !ins || !ina || !inb || !c.fd ||
+	    !c.bd || !c.del || !g)
 		goto done;
-	/* Diagonals run from -(m + 1) to n + 1. */
-	c.fd += m + 1;
-	c.bd += m + 1;
-	compareseq(&c, 0, n, 0, m);
-	c.fd -= m + 1;
-	c.bd -= m + 1;
-	int k = groups(&c, n, m, g);
+	for (int i = 0; i < n; i++)
+		ina[cls[i]] = 1;
+	for (int j = 0; j < m; j++)
+		inb[cls[n + j]] = 1;
+	/* the search runs over the lines both sides have: a's in kc[0..ka),
+	 * b's in kc[n..n + kb), their own line numbers in kx */
+	int ka = keep(cls, n, inb, kc, kx, del);
+	int kb = keep(cls + n, m, ina, kc + n, kx + n, ins);
+	c.a = kc;
+	c.b = kc + n;
+	/* GNU diff's bound: about the square root of the diagonals, at
+	 * least 4096 */
+	c.too_expensive = 1;
+	for (size_t d = diags; d; d >>= 2)
+		c.too_expensive <<= 1;
+	if (c.too_expensive < 4096)
+		c.too_expensive = 4096;
+	/* Diagonals run from -(kb + 1) to ka + 1. */
+	c.fd += kb + 1;
+	c.bd += kb + 1;
+	compareseq(&c, 0, ka, 0, kb);
+	c.fd -= kb + 1;
+	c.bd -= kb + 1;
+	for (int i = 0; i < ka; i++)
+		del[kx[i]] = c.del[i];
+	for (int j = 0; j < kb; j++)
+		ins[kx[n + j]] = c.ins[j];
+	int k = groups(del, ins, n, m, g);
 	changed = 0;
 	for (int i = 0; i < k; i++)
 		changed += g[i].i1 - g[i].i0 + g[i].j1 - g[i].j0;
@@ -296,7 +428,13 @@ done:
 	free(c.fd);
 	free(c.bd);
 	free(c.del);
-	free(c.ins);
+	free(cls);
+	free(kc);
+	free(kx);
+	free(del);
+	free(ins);
+	free(ina);
+	free(inb);
 	free(g);
 	free(la.v);
 	free(lb.v);

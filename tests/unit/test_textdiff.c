@@ -319,6 +319,44 @@ static void long_texts_few_changes(void **state)
 	sb_free(&o);
 }
 
+/* Two long texts with every line in both but in another order: the
+ * shortest script is a search of N^2 steps; past its cost limit the
+ * search settles for a split that is not shortest, and the diff still
+ * turns a into b. Also lines that only one side has (discarded before the
+ * search) mixed in. */
+static void long_texts_reordered(void **state)
+{
+	(void)state;
+	enum { N = 20000 };
+	StrBuf a, b;
+	sb_init(&a);
+	sb_init(&b);
+	for (int i = 0; i < N; i++) {
+		sb_printf(&a, "line %d\n", i);
+		sb_printf(&b, "line %d\n", (int)((i * 7919L) % N));
+		if (i % 3 == 0)
+			sb_printf(&b, "only b %d\n", i);
+		if (i % 5 == 0)
+			sb_printf(&a, "only a %d\n", i);
+	}
+	StrBuf o, got;
+	sb_init(&o);
+	sb_init(&got);
+	int n = textdiff_unified(&o, "a", sb_str(&a), a.len, "b", sb_str(&b),
+				 b.len, 2);
+	apply(sb_str(&a), sb_str(&o), &got);
+	assert_string_equal(sb_str(&got), sb_str(&b));
+	/* the lines only one side has are all changed, and some of the
+	 * common ones are kept */
+	int only = N / 3 + (N % 3 != 0) + N / 5 + (N % 5 != 0);
+	assert_true(n > only);
+	assert_true(n < only + 2 * N);
+	sb_free(&a);
+	sb_free(&b);
+	sb_free(&o);
+	sb_free(&got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,6 +374,7 @@ int main(void)
 		cmocka_unit_test(zero_context_ranges),
 		cmocka_unit_test(random_texts_apply_and_are_minimal),
 		cmocka_unit_test(long_texts_few_changes),
+		cmocka_unit_test(long_texts_reordered),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
