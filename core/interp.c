@@ -641,21 +641,27 @@ void interp_register_control(EvalFn *t)
 	t[HLO_CUSTOM_CALL] = ev_custom_call;
 }
 
-static void fill_table(EvalFn *t)
+/* The evaluators by opcode, filled on first use (constant folding asks
+ * for each instruction and runs the interpreter per fold). */
+static const EvalFn *table(void)
 {
-	memset(t, 0, sizeof(EvalFn) * HLO_OPCODE_COUNT);
-	interp_register_control(t);
-	interp_register_elementwise(t);
-	interp_register_data(t);
-	interp_register_reduce(t);
-	interp_register_linalg(t);
+	static EvalFn t[HLO_OPCODE_COUNT];
+	static bool filled;
+	if (!filled) {
+		interp_register_control(t);
+		interp_register_elementwise(t);
+		interp_register_data(t);
+		interp_register_reduce(t);
+		interp_register_linalg(t);
+		filled = true;
+	}
+	return t;
 }
 
 bool interp_supports(HloOpcode op)
 {
-	EvalFn t[HLO_OPCODE_COUNT];
-	fill_table(t);
-	return op == HLO_PARAMETER || t[op] != NULL;
+	return op == HLO_PARAMETER ||
+	       (op > HLO_INVALID && op < HLO_OPCODE_COUNT && table()[op]);
 }
 
 /* ---- estimate and entry points ---------------------------------------- */
@@ -708,7 +714,7 @@ Literal *interp_run_comp(const HloComp *c, Literal *const *args, int nargs,
 	it.o = o;
 	it.limit = o ? o->max_memory : 0;
 	arena_init(&it.arena);
-	fill_table(it.fns);
+	memcpy(it.fns, table(), sizeof it.fns);
 	int want = hlo_comp_param_count(c);
 	Literal *res = NULL;
 	if (nargs != want)

@@ -68,7 +68,6 @@ static bool inline_call(HloInstr *call, HloComp *callee, HloInstr **map)
 	int n = hlo_comp_post_order(callee, &po);
 	if (n < 0)
 		return false;
-	int first = c->n;
 	bool ok = true;
 	for (int i = 0; i < n && ok; i++) {
 		HloInstr *s = po[i];
@@ -94,9 +93,8 @@ static bool inline_call(HloInstr *call, HloComp *callee, HloInstr **map)
 	    !(r = hlo_instr_new_unique(c, HLO_COPY, call->shape, "copy", 1,
 				       &r)))
 		return false;
-	pass_place_before(c, first, call);
 	hlo_replace_all_uses(call, r);
-	hlo_instr_remove(call);
+	pass_detach(call); /* its slot goes in pass_compact */
 	return true;
 }
 
@@ -169,11 +167,16 @@ bool pass_call_inliner(HloModule *m, PassCtx *cx)
 	int ninl = 0, k = 0, cap = 0;
 	bool failed = !inlined;
 	for (int ci = 0; ci < nc && !failed; ci++) {
+		HloComp *c = order[ci];
 		HloInstr **calls;
-		int ncalls = collect_calls(order[ci], &calls);
-		failed = ncalls < 0;
-		for (int j = 0; j < ncalls && !failed; j++) {
+		int ncalls = collect_calls(c, &calls), base = c->n;
+		int *start = ncalls > 0 ? malloc(sizeof *start * (size_t)ncalls)
+					: NULL;
+		failed = ncalls < 0 || (ncalls > 0 && !start);
+		int j = 0;
+		for (; j < ncalls && !failed; j++) {
 			HloComp *callee = hlo_attr_comp(calls[j], A_TO_APPLY);
+			start[j] = c->n;
 			failed = !grow_map(&map, &cap, m->next_id + 1) ||
 				 !inline_call(calls[j], callee, map);
 			if (failed)
@@ -182,6 +185,11 @@ bool pass_call_inliner(HloModule *m, PassCtx *cx)
 			remember(inlined, &ninl, callee);
 			k++;
 		}
+		/* each call's copies where the call was, all at once */
+		if (j > 0)
+			pass_place_blocks(c, base, calls, start, j);
+		pass_compact(c);
+		free(start);
 		free(calls);
 	}
 	/* Callees nobody calls any more go (a callee only called from

@@ -60,8 +60,7 @@ static bool foldable(const HloInstr *ins, int64_t cap)
 	if (!shape_is_array(s) || shape_is_dynamic(s) || s->type == DT_TOKEN)
 		return false;
 	int64_t n = shape_elements(s);
-	/* operands_known first: it rules out nearly everything, cheaply
-	 * (interp_supports builds the interpreter's table on each call) */
+	/* operands_known first: it rules out nearly everything, cheaply */
 	return n >= 0 && n <= cap && operands_known(ins) &&
 	       interp_supports(ins->op) && !pass_has_side_effect(ins);
 }
@@ -132,7 +131,6 @@ static bool fold(HloInstr *ins)
 	if (!v || v->ntuple || v->n != shape_elements(ins->shape))
 		return false;
 	Shape *s = shape_clone(&m->arena, ins->shape);
-	int first = c->n;
 	HloInstr *k =
 		s ? hlo_instr_new_unique(c, HLO_CONSTANT, s, "constant", 0, NULL)
 		  : NULL;
@@ -141,7 +139,6 @@ static bool fold(HloInstr *ins)
 	v->shape = s;
 	k->literal = v;
 	k->shape_given = true;
-	pass_place_before(c, first, ins);
 	hlo_replace_all_uses(ins, k);
 	hlo_instr_unlink(ins); /* its operands' user lists: hlo_comp_sweep */
 	return true;
@@ -153,15 +150,26 @@ static int fold_comp_instrs(HloComp *c, int64_t cap, PassCtx *cx)
 	int n = hlo_comp_post_order(c, &po);
 	if (n < 0)
 		return 0;
-	int k = 0;
-	for (int i = 0; i < n; i++) {
+	/* each fold's constant goes where the folded instruction was, all
+	 * at once when the walk is over */
+	int k = 0, base = c->n;
+	HloInstr **at = malloc(sizeof *at * (size_t)(n + 1));
+	int *start = malloc(sizeof *start * (size_t)(n + 1));
+	for (int i = 0; at && start && i < n; i++) {
 		if (po[i]->parent != c || !foldable(po[i], cap))
 			continue;
+		int first = c->n;
 		if (!fold(po[i]))
 			continue;
+		at[k] = po[i];
+		start[k] = first;
 		pass_note_rule(cx, "fold");
 		k++;
 	}
+	if (k)
+		pass_place_blocks(c, base, at, start, k);
+	free(at);
+	free(start);
 	free(po);
 	hlo_comp_sweep(c);
 	return k;

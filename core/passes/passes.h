@@ -15,10 +15,16 @@ bool pass_tuple_simplifier(HloModule *m, PassCtx *cx);
 bool pass_call_inliner(HloModule *m, PassCtx *cx);
 bool pass_constant_folding(HloModule *m, PassCtx *cx);
 
-/* Moves the instructions c->instrs[first..n) (just appended) to the
- * program position of `before`, keeping their order, so that printed
- * text reads definitions before uses. */
-void pass_place_before(HloComp *c, int first, const HloInstr *before);
+/* Moves blocks of instructions appended to c to the program positions
+ * of anchors, so that printed text reads definitions before uses: block
+ * k is c->instrs[start[k] .. start[k + 1]) (start[nb] is c->n, start[0]
+ * at least base) and goes just before anchor[k], one of
+ * c->instrs[0 .. base); blocks of one anchor keep their order, and a
+ * block whose anchor is not there stays at the end. One walk over c for
+ * all of them (a move per block costs O(c->n) each). False on out of
+ * memory, the order then unchanged (it is cosmetic). */
+bool pass_place_blocks(HloComp *c, int base, HloInstr *const *anchor,
+		       const int *start, int nb);
 
 /* A copy of s (same module) appended to c under s's name (when that is
  * taken in c, what hlo_comp_unique_name makes of it), with operands ops

@@ -118,23 +118,77 @@ const char *const *pipeline_names(int *n)
 
 /* ---- helpers shared by the passes ---------------------------------------- */
 
-void pass_place_before(HloComp *c, int first, const HloInstr *before)
+static unsigned place_hash(const void *p)
 {
-	int at = -1;
-	for (int i = 0; i < first; i++)
-		if (c->instrs[i] == before)
-			at = i;
-	int k = c->n - first;
-	if (at < 0 || k <= 0)
-		return;
-	HloInstr **tmp = malloc(sizeof *tmp * (size_t)k);
-	if (!tmp)
-		return; /* order is cosmetic: leave them at the end */
-	memcpy(tmp, &c->instrs[first], sizeof *tmp * (size_t)k);
-	memmove(&c->instrs[at + k], &c->instrs[at],
-		sizeof *tmp * (size_t)(first - at));
-	memcpy(&c->instrs[at], tmp, sizeof *tmp * (size_t)k);
-	free(tmp);
+	uint64_t x = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15u;
+	return (unsigned)(x >> 32);
+}
+
+bool pass_place_blocks(HloComp *c, int base, HloInstr *const *anchor,
+		       const int *start, int nb)
+{
+	if (nb <= 0)
+		return true;
+	for (int k = 0; k < nb; k++)
+		if (start[k] < (k ? start[k - 1] : base) || start[k] > c->n)
+			return false;
+	int cap = 16;
+	while (cap < 2 * nb)
+		cap *= 2;
+	int *head = malloc(sizeof *head * (size_t)cap);
+	int *next = malloc(sizeof *next * (size_t)nb);
+	bool *placed = calloc((size_t)nb, sizeof *placed);
+	HloInstr **out = malloc(sizeof *out * (size_t)(c->n + 1));
+	bool ok = head && next && placed && out;
+	for (int h = 0; ok && h < cap; h++)
+		head[h] = -1;
+	/* anchor -> its blocks, a list in block order */
+	for (int k = nb - 1; ok && k >= 0; k--) {
+		unsigned h = place_hash(anchor[k]) & (unsigned)(cap - 1);
+		while (head[h] >= 0 && anchor[head[h]] != anchor[k])
+			h = (h + 1) & (unsigned)(cap - 1);
+		next[k] = head[h];
+		head[h] = k;
+	}
+	int o = 0;
+	for (int i = 0; ok && i <= base; i++) {
+		HloInstr *x = i < base ? c->instrs[i] : NULL;
+		int b = -1;
+		if (x) {
+			unsigned h = place_hash(x) & (unsigned)(cap - 1);
+			while (head[h] >= 0 && anchor[head[h]] != x)
+				h = (h + 1) & (unsigned)(cap - 1);
+			b = head[h];
+		} else {
+			/* at the end: what no block holds, then the blocks
+			 * no anchor took, in order */
+			for (int j = base; j < start[0]; j++)
+				out[o++] = c->instrs[j];
+			for (b = 0; b < nb && placed[b]; b++)
+				;
+		}
+		while (b >= 0 && b < nb) {
+			int end = b + 1 < nb ? start[b + 1] : c->n;
+			for (int j = start[b]; j < end; j++)
+				out[o++] = c->instrs[j];
+			placed[b] = true;
+			if (x) {
+				b = next[b];
+			} else {
+				while (++b < nb && placed[b])
+					;
+			}
+		}
+		if (x)
+			out[o++] = x;
+	}
+	if (ok && o == c->n)
+		memcpy(c->instrs, out, sizeof *out * (size_t)o);
+	free(head);
+	free(next);
+	free(placed);
+	free(out);
+	return ok && o == c->n;
 }
 
 Shape *pass_shape_of(HloModule *m, const HloInstr *x)
