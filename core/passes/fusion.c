@@ -1550,10 +1550,10 @@ void fusion_judge(const HloModule *m, const HloInstr *p, const HloInstr *c,
 	to_decision(out, p, c, &v);
 }
 
-bool fusion_force(HloModule *m, HloInstr *p, HloInstr *c,
+bool fusion_force(HloModule *m, HloInstr *p, HloInstr *c, bool fusion_off,
 		  FusionDecision *verdict, const char **made)
 {
-	fusion_judge(m, p, c, false, verdict);
+	fusion_judge(m, p, c, fusion_off, verdict);
 	if (p->parent != c->parent || !runs_as_code(m, c->parent) ||
 	    !fz_among(c->ops, c->nops, p) ||
 	    !strcmp(verdict->rule, "consumer-not-fusible") ||

@@ -98,11 +98,12 @@ void fusion_judge(const HloModule *m, const HloInstr *p, const HloInstr *c,
 /* Fuses producer p into consumer c of m whatever the pass's rules say,
  * when that is legal (c uses p, both can live in a fusion, and the
  * computation is one fusion runs in). m is changed in place (callers
- * pass a clone); *verdict is what the pass itself would decide (its
+ * pass a clone); *verdict is what the pass itself would decide with
+ * fusion switched off or on (fusion_off, as 'set fusion' has it; its
  * strings malloc'd: fusion_decision_free), and *made the fusion
  * instruction p went into. False when the fusion is not legal or memory
  * ran out: verdict->reason says why. */
-bool fusion_force(HloModule *m, HloInstr *p, HloInstr *c,
+bool fusion_force(HloModule *m, HloInstr *p, HloInstr *c, bool fusion_off,
 		  FusionDecision *verdict, const char **made);
 
 #endif

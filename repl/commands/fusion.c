@@ -289,7 +289,7 @@ bool cmd_fuse(Session *s, const CmdArgs *a)
 	int64_t bytes = cost_bytes_moved(m);
 	FusionDecision v;
 	const char *made = NULL;
-	if (!fusion_force(m, p, c, &v, &made)) {
+	if (!fusion_force(m, p, c, s->fusion_off, &v, &made)) {
 		bool ok = repl_error(s, "cannot fuse %s into %s: %s", na, nb,
 				     v.reason ? v.reason : "out of memory");
 		fusion_decision_free(&v);

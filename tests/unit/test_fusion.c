@@ -364,7 +364,7 @@ static void test_force(void **state)
 	HloInstr *out = hlo_comp_find(m->entry, "out");
 	FusionDecision v;
 	const char *made = NULL;
-	assert_true(fusion_force(m, e, out, &v, &made));
+	assert_true(fusion_force(m, e, out, false, &v, &made));
 	assert_false(v.fused);
 	assert_string_equal(v.rule, "expensive-duplicated");
 	fusion_decision_free(&v);
@@ -381,10 +381,10 @@ static void test_force(void **state)
 	/* Not legal: a parameter, a pair that is not producer/consumer. */
 	HloInstr *x = hlo_comp_find(m->entry, "x");
 	HloInstr *rmax = hlo_comp_find(m->entry, "rmax");
-	assert_false(fusion_force(m, x, rmax, &v, &made));
+	assert_false(fusion_force(m, x, rmax, false, &v, &made));
 	assert_string_equal(v.rule, "producer-not-fusible");
 	fusion_decision_free(&v);
-	assert_false(fusion_force(m, rmax, hlo_comp_find(m->entry, "sum"),
+	assert_false(fusion_force(m, rmax, hlo_comp_find(m->entry, "sum"), false,
 				  &v, &made));
 	assert_string_equal(v.rule, "not-producer-consumer");
 	fusion_decision_free(&v);
