@@ -1184,14 +1184,15 @@ static char *rec_dup(Fz *z, const char *s)
 typedef struct DecisionQuery {
 	const FusionLog *l;
 	const char *comp, *prod, *cons;
+	bool siblings;
 } DecisionQuery;
 
 static bool same_decision(const void *ctx, int v)
 {
 	const DecisionQuery *q = ctx;
 	const FusionDecision *d = &q->l->d[v];
-	return !strcmp(d->consumer, q->cons) && !strcmp(d->producer, q->prod) &&
-	       !strcmp(d->comp, q->comp);
+	return d->siblings == q->siblings && !strcmp(d->consumer, q->cons) &&
+	       !strcmp(d->producer, q->prod) && !strcmp(d->comp, q->comp);
 }
 
 /* Does decision d (of the same pair) say what v says? */
@@ -1213,7 +1214,7 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 	FusionLog *l = z->log;
 	const char *w[3] = {comp, prod, cons};
 	unsigned h = fz_hash_words(w, 3);
-	DecisionQuery q = {l, comp, prod, cons};
+	DecisionQuery q = {l, comp, prod, cons, v->siblings};
 	int at = fz_index_find(&z->seen, h, same_decision, &q);
 	FusionDecision *d;
 	if (at >= 0) {
@@ -1243,6 +1244,7 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 	d->pass = z->pass;
 	d->rule = v->rule;
 	d->fused = v->fused;
+	d->siblings = v->siblings;
 	d->bytes_saved = v->saved;
 	if (!d->producer || !d->consumer || !d->comp || !d->args ||
 	    (into && !d->into))

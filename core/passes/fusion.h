@@ -32,6 +32,8 @@ typedef struct FusionDecision {
 	const unsigned char *args;
 	int nargs;
 	bool fused;
+	bool siblings;       /* producer and consumer are two siblings:
+				kernels that read the same value */
 	int64_t bytes_saved; /* bytes moved saved by fusing (< 0: it costs);
 				for a refusal, what fusing would have saved */
 } FusionDecision;

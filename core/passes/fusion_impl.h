@@ -56,6 +56,8 @@ typedef struct Verdict {
 	int64_t saved;
 	FKind kind; /* of the fusion it makes */
 	int nin;    /* decide: how many of in[] it found (0: none asked) */
+	bool siblings; /* about two kernels reading one value, not a
+			  producer and its consumer */
 	unsigned char args[VERDICT_ARGS]; /* fz_verdict_clear stops here */
 	/* decide: the instructions inside the consumer that read the
 	 * producer, as inner_users finds them (fz_record_pair's list) */

@@ -464,6 +464,7 @@ static bool siblings_of(Fz *z, HloInstr *o, Order *ord)
 			HloInstr *b = o->users[j];
 			Verdict v;
 			fz_verdict_clear(&v);
+			v.siblings = true;
 			const char *why = mof_unfit(b);
 			char s1[64], s2[64];
 			if (why) {

@@ -28,6 +28,10 @@ static void print_decision(Session *s, const FusionDecision *d,
 		(long long)d->bytes_saved, considered);
 	char why[FUSION_REASON_MAX];
 	fprintf(s->out, "  %s\n", fusion_decision_reason(d, why, sizeof why));
+	if (d->siblings)
+		fprintf(s->out, "  (as siblings: %s and %s are two kernels "
+				"that read the same value)\n",
+			d->producer, d->consumer);
 	if (d->fused && d->into)
 		fprintf(s->out, "  now in %s\n", d->into);
 	if (d->bytes_saved > 0 && !d->fused)
@@ -242,15 +246,17 @@ bool cmd_fusions(Session *s, const CmdArgs *a)
 			break;
 		}
 		shown++;
+		/* siblings are a pair, not an arrow */
+		const char *rel = d->siblings ? "+" : "->";
 		if (d->fused)
-			fprintf(s->out, "  fused    %s -> %s  [%s] into %s, "
+			fprintf(s->out, "  fused    %s %s %s  [%s] into %s, "
 					"saves %s\n",
-				d->producer, d->consumer, d->rule,
+				d->producer, rel, d->consumer, d->rule,
 				d->into ? d->into : "?",
 				repl_bytes(h, sizeof h, d->bytes_saved));
 		else
-			fprintf(s->out, "  declined %s -> %s  [%s] %s\n",
-				d->producer, d->consumer, d->rule,
+			fprintf(s->out, "  declined %s %s %s  [%s] %s\n",
+				d->producer, rel, d->consumer, d->rule,
 				fusion_decision_reason(d, why, sizeof why));
 	}
 	fprintf(s->out, "decisions by rule:\n");

@@ -136,14 +136,16 @@ static void print_applied(Session *s, Applied *v)
 
 /* After a fusion pass made step `step`: its decisions are what `why` and
  * `fusions` answer from. `fusion` starts a new log; the multi-output
- * pass adds to the log of the fusion pass just before it. */
+ * pass adds to the log of the last fusion pass before it, with other
+ * passes (dce, say) in between or not, while that log holds (its step
+ * not undone). */
 static void keep_log(Session *s, Applied *v, int step)
 {
 	bool fresh = !strcmp(v->pass->name, "fusion");
 	bool more = !strcmp(v->pass->name, "multi-output-fusion");
 	if (!fresh && !more)
 		return;
-	if (fresh || !repl_fusion_log(s) || s->fusion_log_step != step - 1) {
+	if (fresh || !repl_fusion_log(s) || s->fusion_log_step > step - 1) {
 		fusion_log_free(s->fusion_log);
 		s->fusion_log = v->log;
 		s->fusion_log_base = step - 1;
