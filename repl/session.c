@@ -412,17 +412,19 @@ bool repl_parse_int(const char *w, long lo, long hi, int *out)
 const char *repl_bytes(char *buf, size_t cap, int64_t b)
 {
 	static const char *unit[] = {"KiB", "MiB", "GiB", "TiB"};
-	if (b < 1024) {
+	/* a negative figure (a saving that costs) in the same units */
+	double v = b < 0 ? -(double)b : (double)b;
+	if (v < 1024) {
 		snprintf(buf, cap, "%lld bytes", (long long)b);
 		return buf;
 	}
-	double v = (double)b / 1024;
+	v /= 1024;
 	int u = 0;
 	while (v >= 1024 && u < 3) {
 		v /= 1024;
 		u++;
 	}
-	snprintf(buf, cap, "%.1f %s", v, unit[u]);
+	snprintf(buf, cap, "%s%.1f %s", b < 0 ? "-" : "", v, unit[u]);
 	return buf;
 }
 
