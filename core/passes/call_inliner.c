@@ -7,7 +7,9 @@
  * the call by the copy of the callee's root and removes the call.
  * Copies get names unique in the caller (the callee's names, suffixed
  * when taken). The call's layout stands: a root array laid out otherwise
- * is copied into it; a call of a tuple laid out otherwise is kept. Callees that nobody calls any more are removed. A
+ * is copied into it, and so is an operand into a parameter laid out
+ * otherwise; a call of a tuple laid out otherwise (result or parameter)
+ * is kept. Callees that nobody calls any more are removed. A
  * fusion inlined at several sites gets a copy of its fused computation
  * at each site after the first, and a name no other fusion has.
  * Requires: a verified module (no recursion: HLO has none).
@@ -73,8 +75,18 @@ static bool inline_call(HloInstr *call, HloComp *callee, HloInstr **map)
 		HloInstr *s = po[i];
 		if (s->op == HLO_PARAMETER) {
 			ok = s->param_no >= 0 && s->param_no < call->nops;
+			HloInstr *o = ok ? call->ops[s->param_no] : NULL;
+			/* A parameter laid out otherwise than its operand
+			 * reads it in its own layout (a bitcast behind it
+			 * sees that): the operand is copied into it. Tuple
+			 * parameters laid out otherwise: collect_calls keeps
+			 * the call. */
+			if (ok && !shape_equal(o->shape, s->shape))
+				ok = (o = hlo_instr_new_unique(c, HLO_COPY,
+							       s->shape, "copy",
+							       1, &o)) != NULL;
 			if (ok)
-				map[s->id] = call->ops[s->param_no];
+				map[s->id] = o;
 			continue;
 		}
 		ok = (map[s->id] = copy_instr(c, s, map)) != NULL;
@@ -117,6 +129,22 @@ static unsigned mark_called(HloModule *m)
 	return mk;
 }
 
+/* Does each tuple parameter of callee have its operand's layout? (An
+ * array parameter laid out otherwise gets a copy; a tuple one would need
+ * a copy of each element: such a call is kept.) */
+static bool tuple_params_match(const HloInstr *call, const HloComp *callee)
+{
+	for (int i = 0; i < callee->n; i++) {
+		const HloInstr *p = callee->instrs[i];
+		if (p->op != HLO_PARAMETER || shape_is_array(p->shape))
+			continue;
+		if (p->param_no < 0 || p->param_no >= call->nops ||
+		    !shape_equal(call->ops[p->param_no]->shape, p->shape))
+			return false;
+	}
+	return true;
+}
+
 /* The calls of c, collected before any is inlined. */
 static int collect_calls(HloComp *c, HloInstr ***out)
 {
@@ -129,7 +157,8 @@ static int collect_calls(HloComp *c, HloInstr ***out)
 		 * would only change the outer tuple) */
 		if (ins->op == HLO_CALL && callee && callee->root &&
 		    (shape_is_array(ins->shape) ||
-		     shape_equal(callee->root->shape, ins->shape)))
+		     shape_equal(callee->root->shape, ins->shape)) &&
+		    tuple_params_match(ins, callee))
 			(*out)[k++] = ins;
 	}
 	return *out ? k : -1;
