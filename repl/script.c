@@ -2,6 +2,7 @@
  * interactive prompt all go through repl_run_reader, so batch and
  * interactive sessions share every rule except prompts and stopping. */
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,9 +161,23 @@ bool repl_run_stream(Session *s, FILE *in, const char *name, bool interactive)
 	return ok;
 }
 
-bool repl_run_file(Session *s, const char *path)
+/* fopen for reading, refusing a directory (which fopen opens, and which
+ * then reads as empty: a script of no commands) with EISDIR. */
+static FILE *open_script(const char *path)
 {
 	FILE *f = fopen(path, "r");
+	struct stat st;
+	if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		errno = EISDIR;
+		return NULL;
+	}
+	return f;
+}
+
+bool repl_run_file(Session *s, const char *path)
+{
+	FILE *f = open_script(path);
 	if (!f) {
 		repl_error(s, "cannot open script '%s': %s", path,
 			   strerror(errno));
@@ -197,7 +212,7 @@ bool repl_source_file(Session *s, const char *path)
 				  "than %d deep (does a script source "
 				  "itself?)",
 				  path, SOURCE_MAX_DEPTH);
-	FILE *f = fopen(path, "r");
+	FILE *f = open_script(path);
 	if (!f)
 		return repl_error(s, "cannot open script '%s': %s", path,
 				  strerror(errno));

@@ -7,6 +7,7 @@
  * "memory: ...") and tables for people around it. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -176,8 +177,14 @@ static CostRow total_row(const CostTable *t)
 		const CostRow *k = &t->rows[i];
 		r.c.flops += k->c.flops;
 		r.c.transcendentals += k->c.transcendentals;
-		r.c.bytes_read += k->c.bytes_read;
-		r.c.bytes_written += k->c.bytes_written;
+		/* saturating, as the cost model's own sums (huge shapes) */
+		r.c.bytes_read = r.c.bytes_read > INT64_MAX - k->c.bytes_read
+					 ? INT64_MAX
+					 : r.c.bytes_read + k->c.bytes_read;
+		r.c.bytes_written =
+			r.c.bytes_written > INT64_MAX - k->c.bytes_written
+				? INT64_MAX
+				: r.c.bytes_written + k->c.bytes_written;
 		for (int m = 0; m < 2; m++)
 			r.t[m] += k->t[m];
 	}
