@@ -31,6 +31,18 @@ static HloInstr *copy_instr(HloComp *c, const HloInstr *s, HloInstr **map)
 	return d;
 }
 
+/* A callee's instruction in a list: its copy's name (NULL: dropped, as
+ * pass_tidy_control_preds would). */
+static const char *copy_name(void *ctx, const HloInstr *x, const char *tok,
+			     size_t n)
+{
+	HloInstr *const *map = ctx;
+	(void)tok;
+	(void)n;
+	const HloInstr *y = x ? map[x->id] : NULL;
+	return y ? y->name : NULL;
+}
+
 /* control-predecessors={...} of copy d (of s) names instructions of
  * the callee: they are renamed to their copies' names in the caller (a
  * copy is renamed when its name is taken there, and the old name would
@@ -43,17 +55,8 @@ static bool rename_control_preds(HloInstr *d, const HloComp *callee,
 		return true;
 	StrBuf b;
 	sb_init(&b);
-	sb_putc(&b, '{');
-	int k = 0;
-	const char *tok;
-	size_t n;
-	for (const char *s = a->u.s; *s;) {
-		const HloInstr *x = pass_next_listed(callee, &s, &tok, &n);
-		const HloInstr *y = x ? map[x->id] : NULL;
-		if (y) /* else dropped (pass_tidy_control_preds would) */
-			sb_printf(&b, "%s%s", k++ ? ", " : "", y->name);
-	}
-	sb_putc(&b, '}');
+	bool changed;
+	pass_relist(callee, a->u.s, copy_name, (void *)map, &b, &changed);
 	const char *v = arena_strdup(&d->parent->module->arena, sb_str(&b));
 	sb_free(&b);
 	if (!v)

@@ -58,12 +58,16 @@ bool pass_unique_fusion_names(HloModule *m);
  * here. */
 void pass_tidy_control_preds(HloModule *m);
 
-/* The next name of a raw list such as control-predecessors={a, %b}:
- * skips the separators at *s, sets *tok and *n to the name as written
- * ('%' kept; *n is 0 at the end) and moves *s past it. Returns c's
- * instruction of that name, or NULL. */
-const HloInstr *pass_next_listed(const HloComp *c, const char **s,
-				 const char **tok, size_t *n);
+/* Rewrites a raw name list such as control-predecessors={a, %b}: each
+ * name, looked up among c's instructions (y: NULL when none has it), goes
+ * through `name`, which returns what to write in its place (tok, of
+ * length n, to keep it as written) or NULL to drop it. The new list,
+ * "{...}", is left in b. Returns how many names it keeps; *changed says
+ * whether any was dropped or replaced. */
+typedef const char *(*ListedName)(void *ctx, const HloInstr *y,
+				  const char *tok, size_t n);
+int pass_relist(const HloComp *c, const char *list, ListedName name,
+		void *ctx, StrBuf *b, bool *changed);
 
 /* The shape x has, for a new instruction of module m: x's own when x is
  * in m (shapes are not changed once an instruction holds one, and m's

@@ -124,6 +124,17 @@ static unsigned place_hash(const void *p)
 	return (unsigned)(x >> 32);
 }
 
+/* Block b of pass_place_blocks into out at o; returns the new end. */
+static int put_block(const HloComp *c, const int *start, int nb, int b,
+		     HloInstr **out, int o, bool *placed)
+{
+	int end = b + 1 < nb ? start[b + 1] : c->n;
+	for (int j = start[b]; j < end; j++)
+		out[o++] = c->instrs[j];
+	placed[b] = true;
+	return o;
+}
+
 bool pass_place_blocks(HloComp *c, int base, HloInstr *const *anchor,
 		       const int *start, int nb)
 {
@@ -151,37 +162,21 @@ bool pass_place_blocks(HloComp *c, int base, HloInstr *const *anchor,
 		head[h] = k;
 	}
 	int o = 0;
-	for (int i = 0; ok && i <= base; i++) {
-		HloInstr *x = i < base ? c->instrs[i] : NULL;
-		int b = -1;
-		if (x) {
-			unsigned h = place_hash(x) & (unsigned)(cap - 1);
-			while (head[h] >= 0 && anchor[head[h]] != x)
-				h = (h + 1) & (unsigned)(cap - 1);
-			b = head[h];
-		} else {
-			/* at the end: what no block holds, then the blocks
-			 * no anchor took, in order */
-			for (int j = base; j < start[0]; j++)
-				out[o++] = c->instrs[j];
-			for (b = 0; b < nb && placed[b]; b++)
-				;
-		}
-		while (b >= 0 && b < nb) {
-			int end = b + 1 < nb ? start[b + 1] : c->n;
-			for (int j = start[b]; j < end; j++)
-				out[o++] = c->instrs[j];
-			placed[b] = true;
-			if (x) {
-				b = next[b];
-			} else {
-				while (++b < nb && placed[b])
-					;
-			}
-		}
-		if (x)
-			out[o++] = x;
+	for (int i = 0; ok && i < base; i++) {
+		HloInstr *x = c->instrs[i];
+		unsigned h = place_hash(x) & (unsigned)(cap - 1);
+		while (head[h] >= 0 && anchor[head[h]] != x)
+			h = (h + 1) & (unsigned)(cap - 1);
+		for (int b = head[h]; b >= 0; b = next[b])
+			o = put_block(c, start, nb, b, out, o, placed);
+		out[o++] = x;
 	}
+	/* at the end: what no block holds, then the blocks no anchor took */
+	for (int j = base; ok && j < start[0]; j++)
+		out[o++] = c->instrs[j];
+	for (int b = 0; ok && b < nb; b++)
+		if (!placed[b])
+			o = put_block(c, start, nb, b, out, o, placed);
 	if (ok && o == c->n)
 		memcpy(c->instrs, out, sizeof *out * (size_t)o);
 	free(head);
@@ -407,9 +402,11 @@ HloModule *pass_clone(const HloModule *m)
 	return c;
 }
 
-/* See passes.h. */
-const HloInstr *pass_next_listed(const HloComp *c, const char **s,
-				 const char **tok, size_t *n)
+/* The next name of a raw list at *s: skips the separators, sets *tok and
+ * *n to the name as written ('%' kept; *n is 0 at the end) and moves *s
+ * past it. Returns c's instruction of that name, or NULL. */
+static const HloInstr *next_listed(const HloComp *c, const char **s,
+				   const char **tok, size_t *n)
 {
 	*s += strspn(*s, "{}, \t\n");
 	*tok = *s;
@@ -420,30 +417,53 @@ const HloInstr *pass_next_listed(const HloComp *c, const char **s,
 			: NULL;
 }
 
+/* See passes.h. */
+int pass_relist(const HloComp *c, const char *list, ListedName name,
+		void *ctx, StrBuf *b, bool *changed)
+{
+	int kept = 0;
+	const char *tok;
+	size_t n;
+	*changed = false;
+	sb_clear(b);
+	sb_putc(b, '{');
+	for (const char *s = list; *s;) {
+		const HloInstr *y = next_listed(c, &s, &tok, &n);
+		if (!n)
+			continue;
+		const char *w = name(ctx, y, tok, n);
+		*changed |= w != tok;
+		if (!w)
+			continue;
+		if (kept++)
+			sb_puts(b, ", ");
+		if (w == tok)
+			sb_putn(b, tok, n);
+		else
+			sb_puts(b, w);
+	}
+	sb_putc(b, '}');
+	return kept;
+}
+
+/* A name that is still one of the computation's, other than the
+ * instruction's own (ctx), stays as written. */
+static const char *still_there(void *ctx, const HloInstr *y, const char *tok,
+			       size_t n)
+{
+	(void)n;
+	return y && y != ctx ? tok : NULL;
+}
+
 /* x's attribute i, control-predecessors: names not in x's computation
  * any more go. False when the attribute went with its last name. */
 static bool tidy_preds(HloModule *m, HloInstr *x, int i, StrBuf *b)
 {
 	HloAttr *a = &x->attrs[i];
-	int all = 0, kept = 0;
-	sb_clear(b);
-	sb_putc(b, '{');
-	const char *tok;
-	size_t n;
-	for (const char *s = a->u.s; *s;) {
-		const HloInstr *y = pass_next_listed(x->parent, &s, &tok, &n);
-		if (!n)
-			continue;
-		all++;
-		if (y && y != x) {
-			if (kept++)
-				sb_puts(b, ", ");
-			sb_putn(b, tok, n);
-		}
-	}
-	if (kept == all)
+	bool changed;
+	int kept = pass_relist(x->parent, a->u.s, still_there, x, b, &changed);
+	if (!changed)
 		return true;
-	sb_putc(b, '}');
 	const char *v = kept ? arena_strdup(&m->arena, sb_str(b)) : NULL;
 	if (v) {
 		a->u.s = v;
@@ -478,44 +498,40 @@ void pass_tidy_control_preds(HloModule *m)
 	sb_free(&b);
 }
 
+typedef struct Rename {
+	const HloInstr *f;
+	const char *to;
+} Rename;
+
+static const char *renamed(void *ctx, const HloInstr *y, const char *tok,
+			   size_t n)
+{
+	const Rename *r = ctx;
+	(void)n;
+	return y == r->f ? r->to : tok;
+}
+
 /* Lists in f's computation that name f name it nn instead (before f is
  * renamed nn: a list is read through the computation's names). */
 static bool relist(HloModule *m, HloInstr *f, const char *nn, StrBuf *b)
 {
 	HloComp *c = f->parent;
+	Rename r = {f, nn};
 	for (int j = 0; j < c->n; j++) {
 		HloInstr *x = c->instrs[j];
 		for (int i = 0; i < x->nattrs; i++) {
 			HloAttr *a = &x->attrs[i];
+			bool changed;
 			if (a->key != A_RAW || !a->u.s ||
 			    strcmp(a->name, "control-predecessors"))
 				continue;
-			bool hit = false;
-			int k = 0;
-			const char *tok;
-			size_t n;
-			sb_clear(b);
-			sb_putc(b, '{');
-			for (const char *s = a->u.s; *s;) {
-				const HloInstr *y =
-					pass_next_listed(c, &s, &tok, &n);
-				if (!n)
-					continue;
-				sb_puts(b, k++ ? ", " : "");
-				if (y == f) {
-					hit = true;
-					sb_puts(b, nn);
-				} else {
-					sb_putn(b, tok, n);
-				}
-			}
-			sb_putc(b, '}');
-			const char *v =
-				hit ? arena_strdup(&m->arena, sb_str(b)) : NULL;
-			if (hit && !v)
+			pass_relist(c, a->u.s, renamed, &r, b, &changed);
+			const char *v = changed ? arena_strdup(&m->arena,
+							       sb_str(b))
+						: a->u.s;
+			if (!v)
 				return false;
-			if (hit)
-				a->u.s = v;
+			a->u.s = v;
 		}
 	}
 	return true;
