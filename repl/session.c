@@ -79,14 +79,14 @@ static void clear_inputs(Session *s)
 
 static void free_steps(Session *s, int from, int to)
 {
-	for (int i = from; i < to; i++)
+	for (int i = from; i < to; i++) {
 		hlo_module_free(s->hist[i].mod);
+		fusion_log_free(s->hist[i].log);
+	}
 }
 
 void repl_session_free(Session *s)
 {
-	fusion_log_free(s->fusion_log);
-	s->fusion_log = NULL;
 	s->mod = NULL; /* the current step's */
 	free_steps(s, 0, s->nhist);
 	free(s->hist);
@@ -198,6 +198,20 @@ static bool make_room(Session *s, int n)
 	free_steps(s, keep, s->nhist);
 	s->nhist = keep;
 	if (drop > 0) {
+		/* the log that answers at the first step kept goes with it
+		 * (when that step does not start a module) */
+		HistStep *first = &s->hist[drop];
+		for (int i = drop - 1; i >= 0 && !first->log && !first->starts;
+		     i--) {
+			if (s->hist[i].log) {
+				first->log = s->hist[i].log;
+				first->log_step = s->hist[i].log_step;
+				first->log_base = s->hist[i].log_base;
+				s->hist[i].log = NULL;
+			}
+			if (s->hist[i].starts)
+				break;
+		}
 		free_steps(s, 0, drop);
 		memmove(s->hist, s->hist + drop,
 			(size_t)(keep - drop) * sizeof *s->hist);
@@ -211,9 +225,8 @@ bool repl_start_module(Session *s, HloModule *m, const char *label)
 {
 	if (!repl_commit_module(s, m, label))
 		return false;
-	/* The last fusion pass's log was about another module. */
-	fusion_log_free(s->fusion_log);
-	s->fusion_log = NULL;
+	/* the fusion logs before it are about another module */
+	s->hist[s->hist_cur].starts = true;
 	return true;
 }
 
@@ -276,13 +289,49 @@ const HloModule *repl_history_module(Session *s, int k)
 	return step_module(s, i); /* NULL: replay said why */
 }
 
+struct FusionLog *repl_fusion_log_at(const Session *s, int k, int *at,
+				     int *base)
+{
+	for (int i = k - s->hist_dropped; i >= 0 && i < s->nhist; i--) {
+		const HistStep *h = &s->hist[i];
+		if (h->log) {
+			if (at)
+				*at = h->log_step;
+			if (base)
+				*base = h->log_base;
+			return h->log;
+		}
+		if (h->starts)
+			break;
+	}
+	return NULL;
+}
+
 struct FusionLog *repl_fusion_log(const Session *s)
 {
-	const HistStep *h = repl_history_step(s, s->fusion_log_step);
-	if (!s->fusion_log || !h || h->serial != s->fusion_log_serial ||
-	    s->hist_dropped + s->hist_cur < s->fusion_log_step)
-		return NULL;
-	return s->fusion_log;
+	return repl_fusion_log_at(s, s->hist_dropped + s->hist_cur, NULL,
+				  NULL);
+}
+
+bool repl_fusion_log_undone(const Session *s)
+{
+	for (int i = s->hist_cur + 1; i < s->nhist && !s->hist[i].starts; i++)
+		if (s->hist[i].log)
+			return true;
+	return false;
+}
+
+void repl_keep_fusion_log(Session *s, int k, struct FusionLog *log, int base)
+{
+	int i = k - s->hist_dropped;
+	if (i < 0 || i >= s->nhist) {
+		fusion_log_free(log);
+		return;
+	}
+	fusion_log_free(s->hist[i].log);
+	s->hist[i].log = log;
+	s->hist[i].log_step = k;
+	s->hist[i].log_base = base;
 }
 
 bool repl_history_goto(Session *s, int k)

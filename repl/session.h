@@ -59,6 +59,15 @@ typedef struct HistStep {
 	unsigned long serial; /* unique in the session: a step number is
 				 reused after undo and a new step, this
 				 is not */
+	bool starts; /* a module that does not come from the step before
+			(load, new, example, a typed block) */
+	/* The fusion passes' decisions as they stand after this step,
+	 * when a fusion pass made it (repl_fusion_log_at): log_step is the
+	 * step that made them (another when the step that did was dropped
+	 * from the history), log_base the step the first of those passes
+	 * started from. NULL: none. */
+	struct FusionLog *log;
+	int log_step, log_base;
 } HistStep;
 
 /* A step made by a pass, for repl_commit_passes. */
@@ -115,12 +124,6 @@ typedef struct Session {
 				   before falling back; 0: VIZ_DEFAULT */
 	double cpu_gbps, cpu_gflops; /* roofline machines for `cost` */
 	double gpu_gbps, gpu_gflops;
-	/* The decision log of the last fusion pass (fusion.c); NULL: none.
-	 * fusion_log_step: the history step the last pass that added to it
-	 * made; fusion_log_base: the step the first of them started from. */
-	struct FusionLog *fusion_log;
-	int fusion_log_step, fusion_log_base;
-	unsigned long fusion_log_serial; /* serial of step fusion_log_step */
 	unsigned long next_serial;
 } Session;
 
@@ -148,10 +151,20 @@ const HistStep *repl_history_step(const Session *s, int k);
 /* The module of step k, made again by replay when it was not kept; NULL
  * (error printed) when there is no such step or out of memory. */
 const HloModule *repl_history_module(Session *s, int k);
-/* The fusion log when it describes the current step or one before it
- * on the way here (not after an undo past it or a new module); NULL
- * otherwise. */
+/* The fusion passes' log that answers at step k: the log of the latest
+ * step at or before k that has one, unless a step that started another
+ * module comes first. *at gets the step that made it, *base the step its
+ * first fusion pass started from (either may be NULL). NULL: none. */
+struct FusionLog *repl_fusion_log_at(const Session *s, int k, int *at,
+				     int *base);
+/* repl_fusion_log_at the current step. */
 struct FusionLog *repl_fusion_log(const Session *s);
+/* Whether a step after the current one (that `redo` reaches) has a
+ * log: the last fusion pass's step was undone. */
+bool repl_fusion_log_undone(const Session *s);
+/* Step k keeps log (taken), with the step its first fusion pass
+ * started from. */
+void repl_keep_fusion_log(Session *s, int k, struct FusionLog *log, int base);
 /* Replaces v's contents by a copy of lit (NULL clears it). */
 bool repl_value_set(Value *v, const Literal *lit, const char *desc);
 void repl_value_clear(Value *v);

@@ -78,6 +78,8 @@ void fusion_log_free(FusionLog *l);
  * src's (they describe the newer module); src is left empty. False on
  * out of memory (src then unchanged, or emptied and dst holding all). */
 bool fusion_log_merge(FusionLog *dst, FusionLog *src);
+/* A copy of l with strings of its own; NULL on out of memory. */
+FusionLog *fusion_log_copy(const FusionLog *l);
 void fusion_decision_free(FusionDecision *d);
 /* Points every fused decision's `into` at the group that holds its
  * consumer now (after later passes renamed or merged fusions). */

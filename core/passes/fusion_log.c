@@ -73,6 +73,49 @@ bool fz_grow(void **v, int *cap, int need, size_t elem)
 	return true;
 }
 
+FusionLog *fusion_log_copy(const FusionLog *l)
+{
+	FusionLog *c = fusion_log_new();
+	if (!c)
+		return NULL;
+	bool ok = fz_grow((void **)&c->d, &c->cap, l->n, sizeof *c->d) &&
+		  fz_grow((void **)&c->g, &c->capg, l->ng, sizeof *c->g);
+	for (int i = 0; ok && i < l->n; i++) {
+		const FusionDecision *s = &l->d[i];
+		FusionDecision *d = &c->d[c->n++];
+		*d = *s; /* pass, rule and fmt are static */
+		d->producer = fz_ldup(c, s->producer);
+		d->consumer = fz_ldup(c, s->consumer);
+		d->comp = fz_ldup(c, s->comp);
+		d->into = fz_ldup(c, s->into);
+		d->reason = fz_ldup(c, s->reason);
+		d->args = s->nargs ? arena_dup(&c->a, s->args, (size_t)s->nargs)
+				   : (const unsigned char *)"";
+		ok = (d->producer || !s->producer) &&
+		     (d->consumer || !s->consumer) && (d->comp || !s->comp) &&
+		     (d->into || !s->into) && (d->reason || !s->reason) &&
+		     (d->args || !s->args);
+	}
+	for (int i = 0; ok && i < l->ng; i++) {
+		const FusionGroup *s = &l->g[i];
+		FusionGroup *g = &c->g[c->ng++];
+		*g = *s; /* kind is static */
+		g->name = fz_ldup(c, s->name);
+		g->comp = fz_ldup(c, s->comp);
+		g->members = arena_alloc(&c->a, sizeof *g->members *
+							(size_t)(s->nmembers + 1));
+		ok = g->name && g->comp && g->members;
+		for (int k = 0; ok && k < s->nmembers; k++)
+			ok = (g->members[k] = fz_ldup(c, s->members[k])) != NULL;
+	}
+	c->off = l->off;
+	if (!ok) {
+		fusion_log_free(c);
+		return NULL;
+	}
+	return c;
+}
+
 bool fusion_log_merge(FusionLog *dst, FusionLog *src)
 {
 	if (!fz_grow((void **)&dst->d, &dst->cap, dst->n + src->n,

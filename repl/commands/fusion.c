@@ -73,10 +73,11 @@ static bool judge(Session *s, const char *a, const char *b)
 {
 	const HloModule *cand[2] = {s->mod, NULL};
 	const char *when[2] = {"now", "before the fusion pass"};
-	if (repl_fusion_log(s)) {
+	int base;
+	if (repl_fusion_log_at(s, cmd_current_step(s), NULL, &base)) {
 		/* NULL (the error printed) only when out of memory. */
-		if (repl_history_step(s, s->fusion_log_base) &&
-		    !(cand[1] = repl_history_module(s, s->fusion_log_base)))
+		if (repl_history_step(s, base) &&
+		    !(cand[1] = repl_history_module(s, base)))
 			return false;
 	}
 	const HloModule *m = NULL;
@@ -203,13 +204,15 @@ static bool known_filter(const char *w)
 
 bool cmd_fusions(Session *s, const CmdArgs *a)
 {
-	const FusionLog *l = repl_fusion_log(s);
-	if (!l && s->fusion_log)
+	int at;
+	const FusionLog *l =
+		repl_fusion_log_at(s, cmd_current_step(s), &at, NULL);
+	if (!l && repl_fusion_log_undone(s))
 		return repl_error(s, "the last fusion pass's step was undone "
 				     "(try 'redo' or 'pass fusion')");
 	if (!l)
-		return repl_error(s, "no fusion pass has run yet (try 'pass "
-				     "fusion')");
+		return repl_error(s, "no fusion pass in the history up to "
+				     "this step (try 'pass fusion')");
 	int fused = 0;
 	for (int i = 0; i < l->n; i++)
 		fused += l->d[i].fused;
@@ -226,7 +229,7 @@ bool cmd_fusions(Session *s, const CmdArgs *a)
 	fprintf(s->out,
 		"fusions: step=%d considered=%d fused=%d declined=%d "
 		"groups=%d\n",
-		s->fusion_log_step, l->n, fused, l->n - fused, l->ng);
+		at, l->n, fused, l->n - fused, l->ng);
 	if (l->off)
 		fprintf(s->out, "(the pass ran with 'set fusion off')\n");
 	const char *only = a->argc ? repl_bare_name(a->argv[0]) : NULL;

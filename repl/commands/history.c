@@ -145,19 +145,23 @@ static void keep_log(Session *s, Applied *v, int step)
 	bool more = !strcmp(v->pass->name, "multi-output-fusion");
 	if (!fresh && !more)
 		return;
-	if (fresh || !repl_fusion_log(s) || s->fusion_log_step > step - 1) {
-		fusion_log_free(s->fusion_log);
-		s->fusion_log = v->log;
-		s->fusion_log_base = step - 1;
+	int base = step - 1;
+	const FusionLog *prev =
+		more ? repl_fusion_log_at(s, step - 1, NULL, &base) : NULL;
+	FusionLog *l = v->log;
+	if (prev) {
+		/* the earlier step keeps its own (undo goes back to it) */
+		l = fusion_log_copy(prev);
+		if (!l || !fusion_log_merge(l, v->log)) {
+			fusion_log_free(l);
+			repl_error(s, "out of memory keeping the fusion log");
+			return;
+		}
+	} else {
+		base = step - 1;
 		v->log = NULL;
-	} else if (!fusion_log_merge(s->fusion_log, v->log)) {
-		fusion_log_free(s->fusion_log);
-		s->fusion_log = NULL;
-		repl_error(s, "out of memory keeping the fusion log");
-		return;
 	}
-	s->fusion_log_step = step;
-	s->fusion_log_serial = repl_history_step(s, step)->serial;
+	repl_keep_fusion_log(s, step, l, base);
 }
 
 /* Applies p[0..n) as n history steps labelled "pass NAME" + suffix. */
