@@ -1331,6 +1331,18 @@ static void collect_groups(Fz *z, HloComp *const *comps, int nc)
 	}
 }
 
+bool fusion_log_regroup(FusionLog *l, HloModule *m)
+{
+	Fz z = {.m = m, .log = l};
+	HloComp **comps;
+	int nc = fz_code_comps(m, &comps);
+	if (nc < 0)
+		return false;
+	collect_groups(&z, comps, nc);
+	free(comps);
+	return !z.failed && fusion_log_refresh(l);
+}
+
 /* ---- where fusion runs ---------------------------------------------------- */
 
 /* The computations that run as code: the entry and, through control flow

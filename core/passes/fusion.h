@@ -80,6 +80,12 @@ void fusion_log_free(FusionLog *l);
 bool fusion_log_merge(FusionLog *dst, FusionLog *src);
 /* A copy of l with strings of its own; NULL on out of memory. */
 FusionLog *fusion_log_copy(const FusionLog *l);
+/* Appends a copy of d (its reason made into text) to l. False on out of
+ * memory. */
+bool fusion_log_add(FusionLog *l, const FusionDecision *d);
+/* Replaces l's groups by the fusions of m (after a change the passes did
+ * not log, such as 'fuse') and points decisions at them. */
+bool fusion_log_regroup(FusionLog *l, HloModule *m);
 void fusion_decision_free(FusionDecision *d);
 /* Points every fused decision's `into` at the group that holds its
  * consumer now (after later passes renamed or merged fusions). */

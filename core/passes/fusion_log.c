@@ -116,6 +116,28 @@ FusionLog *fusion_log_copy(const FusionLog *l)
 	return c;
 }
 
+bool fusion_log_add(FusionLog *l, const FusionDecision *d)
+{
+	if (!fz_grow((void **)&l->d, &l->cap, l->n + 1, sizeof *l->d))
+		return false;
+	char buf[FUSION_REASON_MAX];
+	FusionDecision *c = &l->d[l->n];
+	*c = *d;
+	c->producer = fz_ldup(l, d->producer);
+	c->consumer = fz_ldup(l, d->consumer);
+	c->comp = fz_ldup(l, d->comp);
+	c->into = fz_ldup(l, d->into);
+	c->reason = fz_ldup(l, fusion_decision_reason(d, buf, sizeof buf));
+	c->fmt = NULL;
+	c->args = (const unsigned char *)"";
+	c->nargs = 0;
+	if (!c->producer || !c->consumer || !c->comp || !c->reason ||
+	    (d->into && !c->into))
+		return false;
+	l->n++;
+	return true;
+}
+
 bool fusion_log_merge(FusionLog *dst, FusionLog *src)
 {
 	if (!fz_grow((void **)&dst->d, &dst->cap, dst->n + src->n,
@@ -303,8 +325,8 @@ int fusion_log_find(const FusionLog *l, const char *a, const char *b,
 		bool ab = names(a, ga, d->producer) &&
 			  names(b, gb, d->consumer);
 		/* Siblings are a pair either way round. */
-		bool ba = !strcmp(d->pass, "multi-output-fusion") &&
-			  names(b, gb, d->producer) && names(a, ga, d->consumer);
+		bool ba = d->siblings && names(b, gb, d->producer) &&
+			  names(a, ga, d->consumer);
 		if ((ab || ba) && k < max)
 			out[k++] = d;
 	}

@@ -157,6 +157,12 @@ bool cmd_why(Session *s, const CmdArgs *a)
 		snprintf(tag, sizeof tag, "yes (pass %s)", found[i]->pass);
 		print_decision(s, found[i], tag);
 	}
+	/* declined then, together now (a 'fuse' joined their fusions) */
+	HloInstr *x, *y;
+	const HloInstr *f;
+	if (!found[n - 1]->fused && find_pair(s->mod, pa, pb, &x, &y) &&
+	    (f = caller_of(s->mod, x->parent)) && f == caller_of(s->mod, y->parent))
+		fprintf(s->out, "  (both are inside %s now)\n", f->name);
 	return true;
 }
 
@@ -252,10 +258,11 @@ bool cmd_fusions(Session *s, const CmdArgs *a)
 		/* siblings are a pair, not an arrow */
 		const char *rel = d->siblings ? "+" : "->";
 		if (d->fused)
-			fprintf(s->out, "  fused    %s %s %s  [%s] into %s, "
+			fprintf(s->out, "  fused    %s %s %s  [%s] into %s%s, "
 					"saves %s\n",
 				d->producer, rel, d->consumer, d->rule,
 				d->into ? d->into : "?",
+				strcmp(d->pass, "fuse") ? "" : " by 'fuse'",
 				repl_bytes(h, sizeof h, d->bytes_saved));
 		else
 			fprintf(s->out, "  declined %s %s %s  [%s] %s\n",
@@ -278,6 +285,35 @@ bool cmd_fusions(Session *s, const CmdArgs *a)
 		fprintf(s->out, "  ... %d more groups\n",
 			l->ng - FUSIONS_MAX_LINES);
 	return true;
+}
+
+/* The `fuse` step (current) keeps the log it answers from: the one
+ * before it with the forced fusion added, its groups those of the module
+ * now (a fusion `fuse` merged away is no longer named as where a
+ * consumer is). */
+static void keep_fuse_log(Session *s, const FusionDecision *v,
+			  const char *into)
+{
+	int step = cmd_current_step(s), base = step - 1;
+	const FusionLog *prev = repl_fusion_log_at(s, step - 1, NULL, &base);
+	FusionLog *l = prev ? fusion_log_copy(prev) : fusion_log_new();
+	char why[FUSION_REASON_MAX], text[FUSION_REASON_MAX + 64];
+	snprintf(text, sizeof text, "forced with 'fuse' (the fusion pass %s: %s)",
+		 v->fused ? "would fuse them too" : "would not",
+		 fusion_decision_reason(v, why, sizeof why));
+	FusionDecision d = *v;
+	d.pass = "fuse";
+	d.fused = true;
+	d.into = (char *)into;
+	d.reason = text;
+	if (!l || !fusion_log_add(l, &d) || !fusion_log_regroup(l, s->mod)) {
+		fusion_log_free(l);
+		repl_error(s, "out of memory keeping the fusion log");
+		return;
+	}
+	if (!prev)
+		l->off = false;
+	repl_keep_fusion_log(s, step, l, prev ? base : step - 1);
 }
 
 bool cmd_fuse(Session *s, const CmdArgs *a)
@@ -327,6 +363,7 @@ bool cmd_fuse(Session *s, const CmdArgs *a)
 		fusion_decision_free(&v);
 		return false;
 	}
+	keep_fuse_log(s, &v, into);
 	char h[32];
 	fprintf(s->out,
 		"fuse: producer=%s consumer=%s into=%s kernels=%d->%d "
