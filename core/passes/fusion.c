@@ -866,6 +866,7 @@ HloInstr *fz_wrap(Fz *z, HloInstr *c)
 	 * (topo_sort puts it just before its first user). */
 	hlo_replace_all_uses(c, f);
 	pass_detach(c);
+	fz_forward(z, c, f);
 	return f;
 }
 
@@ -1077,6 +1078,7 @@ static void fuse_into(Fz *z, HloInstr *p, HloInstr *f)
 	if (p->nusers == 0 && p->parent->root != p) {
 		HloComp *pc = fz_fused_comp(p);
 		pass_detach(p);
+		fz_forward(z, p, f);
 		if (pc)
 			fz_drop_comp(z, pc);
 	}
@@ -1181,18 +1183,77 @@ static char *rec_dup(Fz *z, const char *s)
 	return z->rec_dup[h];
 }
 
+typedef struct FwdQuery {
+	const Fz *z;
+	const HloInstr *k;
+} FwdQuery;
+
+static bool same_from(const void *ctx, int v)
+{
+	const FwdQuery *q = ctx;
+	return q->z->fwd[v].from == q->k;
+}
+
+/* The kernel k is part of now (k itself when it was not forwarded). */
+static const HloInstr *kernel_now(Fz *z, const HloInstr *k)
+{
+	const HloInstr *r = k;
+	for (int hops = 0; r && z->nfwd; hops++) {
+		FwdQuery q = {z, r};
+		int at = fz_index_find(&z->fwd_ix, ptr_hash(r), same_from, &q);
+		if (at < 0)
+			break;
+		r = z->fwd[at].to;
+		if (hops > 0) /* shortcut for the next lookup of k */
+			z->fwd[fz_index_find(&z->fwd_ix, ptr_hash(k), same_from,
+					     &(FwdQuery){z, k})]
+				.to = r;
+	}
+	return r;
+}
+
+void fz_forward(Fz *z, const HloInstr *from, const HloInstr *to)
+{
+	if (!z->log || from == to || z->failed)
+		return;
+	if (!fz_grow((void **)&z->fwd, &z->cap_fwd, z->nfwd + 1,
+		     sizeof *z->fwd) ||
+	    !fz_index_add(&z->fwd_ix, ptr_hash(from), z->nfwd)) {
+		z->failed = true;
+		return;
+	}
+	z->fwd[z->nfwd++] = (struct FzFwd){from, to};
+}
+
+/* The kernel decision v of the log was made in, NULL when unknown. */
+static const HloInstr *kernel_of(const Fz *z, int v)
+{
+	int i = v - z->log_first;
+	return z->kern_started && i >= 0 && i < z->nkern ? z->kern[i] : NULL;
+}
+
 typedef struct DecisionQuery {
-	const FusionLog *l;
+	const Fz *z;
 	const char *comp, *prod, *cons;
 	bool siblings;
+	const HloInstr *kernel; /* as it was when recorded (kernel_now) */
 } DecisionQuery;
 
 static bool same_decision(const void *ctx, int v)
 {
 	const DecisionQuery *q = ctx;
-	const FusionDecision *d = &q->l->d[v];
-	return d->siblings == q->siblings && !strcmp(d->consumer, q->cons) &&
-	       !strcmp(d->producer, q->prod) && !strcmp(d->comp, q->comp);
+	const FusionDecision *d = &q->z->log->d[v];
+	return kernel_of(q->z, v) == q->kernel && d->siblings == q->siblings &&
+	       !strcmp(d->consumer, q->cons) && !strcmp(d->producer, q->prod) &&
+	       !strcmp(d->comp, q->comp);
+}
+
+/* The key of a decision: its names and the kernel it was made in. */
+static unsigned decision_hash(const char *comp, const char *prod,
+			      const char *cons, const HloInstr *kernel)
+{
+	const char *w[3] = {comp, prod, cons};
+	return fz_hash_words(w, 3) ^ (kernel ? ptr_hash(kernel) : 0);
 }
 
 /* Does decision d (of the same pair) say what v says? */
@@ -1207,14 +1268,16 @@ static bool same_verdict(const FusionDecision *d, const char *pass,
 }
 
 void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
-	       const char *into, const Verdict *v)
+	       const char *into, const Verdict *v, const HloInstr *kernel)
 {
 	if (!z->log || z->failed)
 		return;
 	FusionLog *l = z->log;
-	const char *w[3] = {comp, prod, cons};
-	unsigned h = fz_hash_words(w, 3);
-	DecisionQuery q = {l, comp, prod, cons, v->siblings};
+	/* A kernel forwarded since a decision was recorded in it makes a
+	 * second one: settle_decisions keeps the last word of the two. */
+	kernel = kernel_now(z, kernel);
+	unsigned h = decision_hash(comp, prod, cons, kernel);
+	DecisionQuery q = {z, comp, prod, cons, v->siblings, kernel};
 	int at = fz_index_find(&z->seen, h, same_decision, &q);
 	FusionDecision *d;
 	if (at >= 0) {
@@ -1225,11 +1288,20 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 		if (same_verdict(d, z->pass, into, v))
 			return;
 	} else {
+		if (!z->kern_started) {
+			z->log_first = l->n;
+			z->kern_started = true;
+		}
+		int i = l->n - z->log_first;
 		if (!fz_grow((void **)&l->d, &l->cap, l->n + 1, sizeof *l->d) ||
+		    !fz_grow((void **)&z->kern, &z->cap_kern, i + 1,
+			     sizeof *z->kern) ||
 		    !fz_index_add(&z->seen, h, l->n)) {
 			z->failed = true;
 			return;
 		}
+		z->kern[i] = kernel;
+		z->nkern = i + 1;
 		d = &l->d[l->n++];
 	}
 	memset(d, 0, sizeof *d);
@@ -1254,6 +1326,13 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 void fz_free_seen(Fz *z)
 {
 	fz_index_free(&z->seen);
+	fz_index_free(&z->fwd_ix);
+	free(z->fwd);
+	free(z->kern);
+	z->fwd = NULL;
+	z->kern = NULL;
+	z->nfwd = z->cap_fwd = z->nkern = z->cap_kern = 0;
+	z->kern_started = false;
 	if (z->fusion_names_made)
 		namemap_free(&z->fusion_names);
 	z->fusion_names_made = false;
@@ -1282,7 +1361,61 @@ void fz_record_pair(Fz *z, const HloInstr *p, const HloInstr *c,
 	int n = v->nin ? v->nin : inner_users(p, c, own, 16);
 	for (int i = 0; i < n; i++)
 		fz_record(z, fz_value_name(p), in[i]->name, c->parent->name,
-			  into, v);
+			  into, v, c);
+}
+
+/* Each decision of this pass names the fusion its consumer's copy is in
+ * now: where it was fused (into), or where it stays declined (where). A
+ * kernel that is gone leaves the decision to fusion_log_refresh, which
+ * goes by the consumer's name. */
+static void settle_decisions(Fz *z)
+{
+	FusionLog *l = z->log;
+	if (!l || z->failed || !z->nkern)
+		return;
+	/* One decision per pair and kernel now: a later one about the same
+	 * copy (its kernel forwarded in between) is the last word, kept in
+	 * the first one's place. */
+	FzIndex ix = {0};
+	int k = 0;
+	for (int i = 0; i < z->nkern && !z->failed; i++) {
+		FusionDecision *d = &l->d[z->log_first + i];
+		const HloInstr *kn = kernel_now(z, z->kern[i]);
+		z->kern[i] = kn;
+		DecisionQuery q = {z, d->comp, d->producer, d->consumer,
+				   d->siblings, kn};
+		unsigned h = decision_hash(d->comp, d->producer, d->consumer,
+					   kn);
+		/* same_decision reads kern[] and the log up to k: the
+		 * ones kept so far */
+		int at = kn ? fz_index_find(&ix, h, same_decision, &q) : -1;
+		if (at >= 0) {
+			l->d[at] = *d;
+			continue;
+		}
+		l->d[z->log_first + k] = *d;
+		z->kern[k] = kn;
+		if (kn && !fz_index_add(&ix, h, z->log_first + k))
+			z->failed = true;
+		k++;
+	}
+	fz_index_free(&ix);
+	l->n = z->log_first + k;
+	z->nkern = k;
+	for (int i = 0; i < z->nkern && !z->failed; i++) {
+		const HloInstr *kn = z->kern[i];
+		if (!kn || !kn->parent || kn->op != HLO_FUSION)
+			continue;
+		FusionDecision *d = &l->d[z->log_first + i];
+		char *name = rec_dup(z, kn->name);
+		if (!name)
+			z->failed = true;
+		else if (d->fused)
+			d->into = name;
+		else
+			d->where = name;
+		d->settled = true;
+	}
 }
 
 /* Rebuilds the log's groups from the fusions in m. */
@@ -1458,6 +1591,7 @@ bool fz_finish(Fz *z, PassCtx *cx, HloComp **comps, int nc)
 	/* a duplicated fusion that holds a fusion copied it */
 	if (!z->failed && z->nfused && !pass_unshare_fused(z->m))
 		z->failed = true;
+	settle_decisions(z);
 	collect_groups(z, comps, nc);
 	if (z->log && !z->failed && !fusion_log_refresh(z->log))
 		z->failed = true;

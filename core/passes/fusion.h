@@ -22,6 +22,9 @@ typedef struct FusionDecision {
 	char *consumer;   /* the instruction that uses it (or second sibling) */
 	char *comp;       /* the computation both are in */
 	char *into;       /* fused: the fusion instruction it went into */
+	char *where;      /* declined: the fusion the consumer is in, when
+			     it is in one (a consumer copied into several
+			     fusions has a decision for each copy) */
 	const char *pass; /* "fusion", "multi-output-fusion" or "fuse" */
 	const char *rule; /* one of fusion_rules[].name */
 	/* The rule's sentence with this pair's figures: reason, or (in a
@@ -32,6 +35,10 @@ typedef struct FusionDecision {
 	const unsigned char *args;
 	int nargs;
 	bool fused;
+	bool settled;        /* into/where were just set from the module by
+				the pass that made it: the next
+				fusion_log_refresh leaves them (and clears
+				this) */
 	bool siblings;       /* producer and consumer are two siblings:
 				kernels that read the same value */
 	int64_t bytes_saved; /* bytes moved saved by fusing (< 0: it costs);

@@ -117,6 +117,21 @@ typedef struct Fz {
 	 * pass first names a fusion (fusion.c: fusion_name) */
 	NameMap fusion_names;
 	bool fusion_names_made;
+	/* The kernel (fusion or instruction) each decision of this pass was
+	 * made in: log entry log_first + i in kern[i]; NULL for decisions
+	 * known by name only (siblings). A duplicated consumer has a copy
+	 * in several kernels, and each copy its own decision. A kernel that
+	 * becomes part of another (wrapped into a fusion, or fused into its
+	 * consumer) is forwarded to it (fz_forward), so a decision follows
+	 * its consumer's copy. */
+	const HloInstr **kern;
+	int nkern, cap_kern, log_first;
+	bool kern_started;
+	FzIndex fwd_ix; /* forwarded kernel -> its place in fwd */
+	struct FzFwd {
+		const HloInstr *from, *to;
+	} *fwd;
+	int nfwd, cap_fwd;
 } Fz;
 
 /* --- the log (fusion_log.c) --- */
@@ -195,7 +210,9 @@ bool fz_topo_sort(HloModule *m, HloComp *c);
 
 /* --- recording and ending a pass (fusion.c) --- */
 void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
-	       const char *into, const Verdict *v);
+	       const char *into, const Verdict *v, const HloInstr *kernel);
+/* Kernel from became part of kernel to. */
+void fz_forward(Fz *z, const HloInstr *from, const HloInstr *to);
 void fz_record_pair(Fz *z, const HloInstr *p, const HloInstr *c,
 		    const char *into, const Verdict *v);
 void fz_free_seen(Fz *z);

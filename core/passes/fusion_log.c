@@ -26,6 +26,7 @@ void fusion_decision_free(FusionDecision *d)
 	free(d->consumer);
 	free(d->comp);
 	free(d->into);
+	free(d->where);
 	free(d->reason);
 	memset(d, 0, sizeof *d);
 }
@@ -88,12 +89,14 @@ FusionLog *fusion_log_copy(const FusionLog *l)
 		d->consumer = fz_ldup(c, s->consumer);
 		d->comp = fz_ldup(c, s->comp);
 		d->into = fz_ldup(c, s->into);
+		d->where = fz_ldup(c, s->where);
 		d->reason = fz_ldup(c, s->reason);
 		d->args = s->nargs ? arena_dup(&c->a, s->args, (size_t)s->nargs)
 				   : (const unsigned char *)"";
 		ok = (d->producer || !s->producer) &&
 		     (d->consumer || !s->consumer) && (d->comp || !s->comp) &&
-		     (d->into || !s->into) && (d->reason || !s->reason) &&
+		     (d->into || !s->into) && (d->where || !s->where) &&
+		     (d->reason || !s->reason) &&
 		     (d->args || !s->args);
 	}
 	for (int i = 0; ok && i < l->ng; i++) {
@@ -127,12 +130,13 @@ bool fusion_log_add(FusionLog *l, const FusionDecision *d)
 	c->consumer = fz_ldup(l, d->consumer);
 	c->comp = fz_ldup(l, d->comp);
 	c->into = fz_ldup(l, d->into);
+	c->where = fz_ldup(l, d->where);
 	c->reason = fz_ldup(l, fusion_decision_reason(d, buf, sizeof buf));
 	c->fmt = NULL;
 	c->args = (const unsigned char *)"";
 	c->nargs = 0;
 	if (!c->producer || !c->consumer || !c->comp || !c->reason ||
-	    (d->into && !c->into))
+	    (d->into && !c->into) || (d->where && !c->where))
 		return false;
 	l->n++;
 	return true;
@@ -236,7 +240,7 @@ typedef struct MemberRef {
 typedef struct MemberQuery {
 	const FusionLog *l;
 	const MemberRef *refs;
-	const char *comp, *name;
+	const char *comp, *name, *group; /* group: NULL for any */
 } MemberQuery;
 
 static bool same_member(const void *ctx, int v)
@@ -244,51 +248,105 @@ static bool same_member(const void *ctx, int v)
 	const MemberQuery *q = ctx;
 	const FusionGroup *g = &q->l->g[q->refs[v].g];
 	return !strcmp(g->members[q->refs[v].k], q->name) &&
-	       !strcmp(g->comp, q->comp);
+	       !strcmp(g->comp, q->comp) &&
+	       (!q->group || !strcmp(g->name, q->group));
+}
+
+/* The fusion that holds decision d's consumer: the one it names (*f)
+ * while that still holds a member of the name, else the last group that
+ * does (NULL: none). by: (comp, member) -> last group's ref; exact:
+ * (comp, member, group) -> a ref. */
+/* The key of member (comp, name) of group g: h2 the hash of the first
+ * two, gh of g's name. */
+static unsigned in_group(unsigned h2, unsigned gh)
+{
+	return h2 ^ (gh * 0x9e3779b9u);
+}
+
+static bool place(FusionLog *l, FusionDecision *d, char **f, bool keep,
+		  const FzIndex *by, MemberQuery *qb, const FzIndex *exact,
+		  MemberQuery *qe)
+{
+	qb->comp = qe->comp = d->comp;
+	qb->name = qe->name = d->consumer;
+	const char *w[2] = {d->comp, d->consumer};
+	unsigned h2 = fz_hash_words(w, 2);
+	if (*f) {
+		qe->group = *f;
+		if (fz_index_find(exact,
+				  in_group(h2, fz_hash_words((const char **)f, 1)),
+				  same_member, qe) >= 0)
+			return true;
+	}
+	int at = fz_index_find(by, h2, same_member, qb);
+	const FusionGroup *g = at >= 0 ? &l->g[qb->refs[at].g] : NULL;
+	if (!g) {
+		if (!keep) /* in no fusion now */
+			*f = NULL;
+		return true;
+	}
+	return (*f = fz_ldup(l, g->name)) != NULL;
 }
 
 bool fusion_log_refresh(FusionLog *l)
 {
-	/* (comp, member) -> group, then each fused decision's consumer. */
+	/* only decisions not just settled by their pass need a place */
+	bool any = false;
+	for (int i = 0; i < l->n; i++) {
+		FusionDecision *d = &l->d[i];
+		any |= !d->settled && (d->fused || d->where);
+	}
+	if (!any) {
+		for (int i = 0; i < l->n; i++)
+			l->d[i].settled = false;
+		return true;
+	}
+	/* (comp, member) -> group, then each decision's consumer. */
 	int nrefs = 0;
 	for (int i = 0; i < l->ng; i++)
 		nrefs += l->g[i].nmembers;
+	/* refs: every (group, member); last: per (comp, member) name, the
+	 * last group holding it */
 	MemberRef *refs = malloc(sizeof *refs * (size_t)(nrefs + 1));
-	FzIndex by = {0};
-	MemberQuery q = {.l = l, .refs = refs};
-	bool ok = refs != NULL;
-	int r = 0;
+	MemberRef *last = malloc(sizeof *last * (size_t)(nrefs + 1));
+	FzIndex by = {0}, exact = {0};
+	MemberQuery qb = {.l = l, .refs = last}, qe = {.l = l, .refs = refs};
+	bool ok = refs && last;
+	int r = 0, nl = 0;
 	for (int i = 0; i < l->ng && ok; i++) {
 		const FusionGroup *g = &l->g[i];
+		unsigned gh = fz_hash_words((const char *const *)&g->name, 1);
 		for (int k = 0; k < g->nmembers && ok; k++) {
 			const char *w[2] = {g->comp, g->members[k]};
 			unsigned h = fz_hash_words(w, 2);
-			q.comp = w[0];
-			q.name = w[1];
 			refs[r] = (MemberRef){i, k};
+			ok = fz_index_add(&exact, in_group(h, gh), r++);
+			qb.comp = w[0];
+			qb.name = w[1];
 			/* a name in two groups: the last one counts */
-			int at = fz_index_find(&by, h, same_member, &q);
-			if (at >= 0)
-				refs[at] = refs[r];
-			else
-				ok = fz_index_add(&by, h, r++);
+			int at = fz_index_find(&by, h, same_member, &qb);
+			if (at >= 0) {
+				last[at] = (MemberRef){i, k};
+			} else if (ok) {
+				last[nl] = (MemberRef){i, k};
+				ok = fz_index_add(&by, h, nl++);
+			}
 		}
 	}
 	for (int i = 0; i < l->n && ok; i++) {
 		FusionDecision *d = &l->d[i];
-		if (!d->fused)
-			continue;
-		const char *w[2] = {d->comp, d->consumer};
-		q.comp = w[0];
-		q.name = w[1];
-		int at = fz_index_find(&by, fz_hash_words(w, 2), same_member,
-				       &q);
-		const FusionGroup *g = at >= 0 ? &l->g[refs[at].g] : NULL;
-		if (g && (!d->into || strcmp(d->into, g->name)))
-			ok = (d->into = fz_ldup(l, g->name)) != NULL;
+		if (d->settled)
+			d->settled = false;
+		else if (d->fused)
+			ok = place(l, d, &d->into, true, &by, &qb, &exact, &qe);
+		else if (d->where)
+			ok = place(l, d, &d->where, false, &by, &qb, &exact,
+				   &qe);
 	}
 	fz_index_free(&by);
+	fz_index_free(&exact);
 	free(refs);
+	free(last);
 	return ok;
 }
 

@@ -433,6 +433,7 @@ static HloInstr *merge_siblings(Fz *z, HloInstr *a, HloInstr *b)
 		fz_set_kind(a, fz_kind_of_fusion(z->groups, a));
 		if (!z->failed && b->nusers == 0) {
 			detach_sibling(z, b);
+			fz_forward(z, b, a);
 			fz_drop_comp(z, bc);
 		}
 	}
@@ -503,12 +504,12 @@ static bool siblings_of(Fz *z, HloInstr *o, Order *ord)
 			const char *an = fz_value_name(a),
 				   *bn = fz_value_name(b);
 			if (!v.fused) {
-				fz_record(z, an, bn, c->name, NULL, &v);
+				fz_record(z, an, bn, c->name, NULL, &v, NULL);
 				continue;
 			}
 			HloInstr *f = merge_siblings(z, a, b);
 			if (f) {
-				fz_record(z, an, bn, c->name, f->name, &v);
+				fz_record(z, an, bn, c->name, f->name, &v, NULL);
 				if (!raise_levels(ord, z->m, f))
 					z->failed = true;
 			}
@@ -591,6 +592,7 @@ static bool producer_mof(Fz *z, HloInstr *p, Order *ord)
 		if (p->nusers == 0) {
 			HloComp *pc = fz_fused_comp(p);
 			pass_detach(p);
+			fz_forward(z, p, cons);
 			if (pc)
 				fz_drop_comp(z, pc);
 		}

@@ -17,6 +17,22 @@ enum { WHY_MAX = 16, FUSIONS_MAX_LINES = 200 };
 
 static const char *yes_no(bool b) { return b ? "yes" : "no"; }
 
+/* Does the log hold another decision of the same pass about the same
+ * two names (a consumer copied into several fusions has one per copy)? */
+static bool ambiguous(const FusionLog *l, const FusionDecision *d)
+{
+	for (int i = 0; l && i < l->n; i++) {
+		const FusionDecision *e = &l->d[i];
+		if (e != d && e->siblings == d->siblings &&
+		    !strcmp(e->pass, d->pass) &&
+		    !strcmp(e->consumer, d->consumer) &&
+		    !strcmp(e->producer, d->producer) &&
+		    !strcmp(e->comp, d->comp))
+			return true;
+	}
+	return false;
+}
+
 static void print_decision(Session *s, const FusionDecision *d,
 			   const char *considered)
 {
@@ -34,6 +50,9 @@ static void print_decision(Session *s, const FusionDecision *d,
 			d->producer, d->consumer);
 	if (d->fused && d->into)
 		fprintf(s->out, "  now in %s\n", d->into);
+	else if (d->where && ambiguous(repl_fusion_log(s), d))
+		fprintf(s->out, "  (about the copy of %s in %s)\n", d->consumer,
+			d->where);
 	if (d->bytes_saved > 0 && !d->fused)
 		fprintf(s->out, "  fusing would have saved %s of memory "
 				"traffic\n",
@@ -264,6 +283,10 @@ bool cmd_fusions(Session *s, const CmdArgs *a)
 				d->into ? d->into : "?",
 				strcmp(d->pass, "fuse") ? "" : " by 'fuse'",
 				repl_bytes(h, sizeof h, d->bytes_saved));
+		else if (d->where && ambiguous(l, d))
+			fprintf(s->out, "  declined %s %s %s (in %s)  [%s] %s\n",
+				d->producer, rel, d->consumer, d->where, d->rule,
+				fusion_decision_reason(d, why, sizeof why));
 		else
 			fprintf(s->out, "  declined %s %s %s  [%s] %s\n",
 				d->producer, rel, d->consumer, d->rule,
