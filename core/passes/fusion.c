@@ -967,8 +967,34 @@ HloInstr *fz_param_for(Fz *z, HloInstr *f, HloInstr *o)
  * the copy of po[i] at map[i]; each instruction of src gets its index
  * in po as its mark (so map[x->mark] is x's copy). Returns the count,
  * -1 on failure (z->failed set). The caller frees *po and *map. */
-int fz_inline_comp(Fz *z, HloComp *src, HloComp *dst, HloInstr *const *ops,
-		   int nops, HloInstr ***po, HloInstr ***map)
+/* A copy of s in a fused computation whose name was taken there (two
+ * copies of one instruction meet when fusions merge) is renamed s.N, N
+ * the first suffix free both there and in outer, the computation the
+ * fusion is in: a copy must not take the name of another instruction
+ * that 'why' and the log would then confuse it with. False on out of
+ * memory. */
+static bool unclash(HloInstr *copy, const HloInstr *s, const HloComp *outer)
+{
+	if (!copy || copy->name == s->name || !strcmp(copy->name, s->name) ||
+	    !namemap_get(&outer->names, copy->name))
+		return true;
+	char buf[160], stem[128];
+	size_t n = strlen(s->name);
+	if (n > sizeof stem - 2)
+		n = sizeof stem - 2;
+	memcpy(stem, s->name, n);
+	stem[n] = '.';
+	for (long long k = 1;; k++) {
+		hlo_numbered_name(buf, sizeof buf, stem, n + 1, k);
+		if (!namemap_get(&outer->names, buf) &&
+		    !namemap_get(&copy->parent->names, buf))
+			return hlo_instr_rename(copy, buf);
+	}
+}
+
+int fz_inline_comp(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
+		   HloInstr *const *ops, int nops, HloInstr ***po,
+		   HloInstr ***map)
 {
 	int n = hlo_comp_post_order(src, po);
 	*map = n >= 0 ? calloc((size_t)n + 1, sizeof **map) : NULL;
@@ -996,7 +1022,7 @@ int fz_inline_comp(Fz *z, HloComp *src, HloComp *dst, HloInstr *const *ops,
 		for (int k = 0; k < s->nops; k++)
 			sops[k] = (*map)[s->ops[k]->mark];
 		(*map)[i] = pass_copy_instr(dst, s, sops);
-		z->failed |= !(*map)[i];
+		z->failed |= !(*map)[i] || !unclash((*map)[i], s, outer);
 	}
 	free(sops);
 	return z->failed ? -1 : n;
@@ -1022,10 +1048,13 @@ HloInstr *fz_copy_into(Fz *z, HloInstr *p, HloInstr *f)
 		/* nothing */
 	} else if (!pc) {
 		r = pass_copy_instr(fc, p, ops);
+		if (!unclash(r, p, f->parent))
+			r = NULL;
 	} else {
 		/* Inline p's fused computation: its parameters map to ops. */
 		HloInstr **po = NULL, **map = NULL;
-		int n = fz_inline_comp(z, pc, fc, ops, p->nops, &po, &map);
+		int n = fz_inline_comp(z, pc, fc, f->parent, ops, p->nops, &po,
+				       &map);
 		if (n >= 0 && !z->failed)
 			r = map[pc->root->mark];
 		else

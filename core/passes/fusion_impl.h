@@ -203,8 +203,9 @@ void fz_drop_operand(HloInstr *f, int i);
 bool fz_tidied(const HloComp *c);
 bool fz_temp_params_ok(const HloModule *m);
 HloInstr *fz_param_for(Fz *z, HloInstr *f, HloInstr *o);
-int fz_inline_comp(Fz *z, HloComp *src, HloComp *dst, HloInstr *const *ops,
-		   int nops, HloInstr ***po, HloInstr ***map);
+int fz_inline_comp(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
+		   HloInstr *const *ops, int nops, HloInstr ***po,
+		   HloInstr ***map);
 HloInstr *fz_copy_into(Fz *z, HloInstr *p, HloInstr *f);
 bool fz_topo_sort(HloModule *m, HloComp *c);
 

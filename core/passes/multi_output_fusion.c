@@ -395,7 +395,8 @@ static HloInstr *merge_siblings(Fz *z, HloInstr *a, HloInstr *b)
 		bops[i] = fz_param_for(z, a, b->ops[i]);
 	HloInstr **po = NULL, **map = NULL;
 	int n = bops && !z->failed
-			? fz_inline_comp(z, bc, ac, bops, b->nops, &po, &map)
+			? fz_inline_comp(z, bc, ac, a->parent, bops, b->nops, &po,
+					 &map)
 			: -1;
 	free(bops);
 	if (n < 0)
