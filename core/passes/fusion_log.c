@@ -380,8 +380,13 @@ int fusion_log_find(const FusionLog *l, const char *a, const char *b,
 			  *gb = fusion_log_group(l, b);
 	for (int i = 0; l && i < l->n; i++) {
 		const FusionDecision *d = &l->d[i];
+		/* b a fusion: a decision about a copy of its member in
+		 * another fusion is not about b */
+		const char *at = d->fused ? d->into : d->where;
 		bool ab = names(a, ga, d->producer) &&
-			  names(b, gb, d->consumer);
+			  names(b, gb, d->consumer) &&
+			  (!gb || !at || !strcmp(d->consumer, b) ||
+			   !strcmp(at, b));
 		/* Siblings are a pair either way round. */
 		bool ba = d->siblings && names(b, gb, d->producer) &&
 			  names(a, ga, d->consumer);
