@@ -22,6 +22,8 @@
  * fusion_rules and the estimated bytes moved it saves. */
 #include "fusion_impl.h"
 
+#include "cost.h"
+
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -523,6 +525,9 @@ typedef struct PairBytes {
 	int64_t dup_reads;
 } PairBytes;
 
+/* Reads are counted as the cost model counts them (cost_operand_bytes):
+ * a slice, dynamic-slice or gather reads what it returns of its
+ * operand, a fusion what its computation reads. */
 static PairBytes pair_bytes(const HloInstr *p, const HloInstr *c)
 {
 	PairBytes r = {0};
@@ -537,7 +542,7 @@ static PairBytes pair_bytes(const HloInstr *p, const HloInstr *c)
 		p_in_c |= o == p;
 		if (fz_first_time(o, mk)) {
 			r.nops++;
-			io_c += fz_bytes_of(o);
+			io_c += cost_operand_bytes(c, i);
 		}
 	}
 	r.merged = io_c; /* c's operands but p, and c's result */
@@ -548,15 +553,16 @@ static PairBytes pair_bytes(const HloInstr *p, const HloInstr *c)
 		const HloInstr *o = p->ops[i];
 		if (!o)
 			continue;
+		int64_t read = cost_operand_bytes(p, i);
 		if (!fz_among(p->ops, i, o))
-			io_p += fz_bytes_of(o);
+			io_p += read;
 		if (!fz_first_time(o, mk))
 			continue; /* read by c already, or p's own repeat */
 		r.nops++;
-		r.merged += fz_bytes_of(o);
+		r.merged += read;
 		if (o->op != HLO_BROADCAST && o->op != HLO_IOTA &&
 		    o->op != HLO_CONSTANT && shape_elements(o->shape) >= n)
-			r.dup_reads += fz_bytes_of(o);
+			r.dup_reads += read;
 	}
 	bool kernel = fz_is_kernel(p), kept = p->nusers > 1 && kernel;
 	int64_t own = kernel ? io_p : 0;
