@@ -973,6 +973,24 @@ HloInstr *fz_param_for(Fz *z, HloInstr *f, HloInstr *o)
  * the copy of po[i] at map[i]; each instruction of src gets its index
  * in po as its mark (so map[x->mark] is x's copy). Returns the count,
  * -1 on failure (z->failed set). The caller frees *po and *map. */
+/* v as an instruction of fused computation fc must be read: v itself,
+ * or when a parameter that v stands for is laid out otherwise (it reads
+ * its operand in its own layout, as a call does), a copy of v into that
+ * layout. NULL on out of memory (z->failed set). */
+HloInstr *fz_as_layout(Fz *z, HloComp *fc, HloInstr *v, const Shape *want)
+{
+	if (!v || shape_equal(v->shape, want))
+		return v;
+	/* shapes are shared, never changed, within the module */
+	HloInstr *c = hlo_instr_new_unique(fc, HLO_COPY, (Shape *)want, "copy",
+					   1, &v);
+	if (!c)
+		z->failed = true;
+	fz_touch(z, fc);
+	z->layout_copies++;
+	return c;
+}
+
 /* A copy of s in a fused computation whose name was taken there (two
  * copies of one instruction meet when fusions merge) is renamed s.N, N
  * the first suffix free both there and in outer, the computation the
@@ -1016,7 +1034,9 @@ int fz_inline_comp(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
 		HloInstr *s = (*po)[i];
 		if (s->op == HLO_PARAMETER) {
 			(*map)[i] = s->param_no >= 0 && s->param_no < nops
-					    ? ops[s->param_no]
+					    ? fz_as_layout(z, dst,
+							   ops[s->param_no],
+							   s->shape)
 					    : NULL;
 			z->failed |= !(*map)[i];
 			continue;
@@ -1046,10 +1066,16 @@ HloInstr *fz_copy_into(Fz *z, HloInstr *p, HloInstr *f)
 		z->failed = true;
 		return NULL;
 	}
-	for (int i = 0; i < p->nops && !z->failed; i++)
-		ops[i] = fz_param_for(z, f, p->ops[i]);
-	HloInstr *r = NULL;
 	HloComp *pc = fz_fused_comp(p);
+	/* a parameter of f already there may be laid out otherwise than
+	 * the operand a plain p reads (p's fused computation: inlining
+	 * compares with its own parameters) */
+	for (int i = 0; i < p->nops && !z->failed; i++) {
+		ops[i] = fz_param_for(z, f, p->ops[i]);
+		if (!pc)
+			ops[i] = fz_as_layout(z, fc, ops[i], p->ops[i]->shape);
+	}
+	HloInstr *r = NULL;
 	if (z->failed) {
 		/* nothing */
 	} else if (!pc) {
@@ -1079,7 +1105,7 @@ HloInstr *fz_copy_into(Fz *z, HloInstr *p, HloInstr *f)
 static void fuse_into(Fz *z, HloInstr *p, HloInstr *f)
 {
 	Group g = fz_group(z->groups, f);
-	int nops = f->nops;
+	int nops = f->nops, copies = z->layout_copies;
 	HloInstr *pv = fz_copy_into(z, p, f);
 	if (!pv)
 		return;
@@ -1091,7 +1117,8 @@ static void fuse_into(Fz *z, HloInstr *p, HloInstr *f)
 			continue;
 		HloInstr *par = hlo_comp_param(fc, i);
 		if (par)
-			hlo_replace_all_uses(par, pv);
+			hlo_replace_all_uses(par,
+					     fz_as_layout(z, fc, pv, par->shape));
 		fz_drop_operand(f, i);
 	}
 	/* Scanned again: when p brings many instructions, or when the
@@ -1099,7 +1126,7 @@ static void fuse_into(Fz *z, HloInstr *p, HloInstr *f)
 	 * constant divisor is fused in. */
 	bool division = g.costly && (!strcmp(g.costly, "divide") ||
 				     !strcmp(g.costly, "remainder"));
-	if (p->op == HLO_FUSION || division) {
+	if (p->op == HLO_FUSION || division || z->layout_copies != copies) {
 		g = fz_group(z->groups, f);
 	} else {
 		/* What a scan would find: the copy of p went to the end,

@@ -124,6 +124,7 @@ typedef struct Fz {
 	 * becomes part of another (wrapped into a fusion, or fused into its
 	 * consumer) is forwarded to it (fz_forward), so a decision follows
 	 * its consumer's copy. */
+	int layout_copies; /* made by fz_as_layout so far */
 	const HloInstr **kern;
 	int nkern, cap_kern, log_first;
 	bool kern_started;
@@ -207,6 +208,7 @@ int fz_inline_comp(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
 		   HloInstr *const *ops, int nops, HloInstr ***po,
 		   HloInstr ***map);
 HloInstr *fz_copy_into(Fz *z, HloInstr *p, HloInstr *f);
+HloInstr *fz_as_layout(Fz *z, HloComp *fc, HloInstr *v, const Shape *want);
 bool fz_topo_sort(HloModule *m, HloComp *c);
 
 /* --- recording and ending a pass (fusion.c) --- */

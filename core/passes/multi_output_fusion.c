@@ -583,7 +583,8 @@ static bool producer_mof(Fz *z, HloInstr *p, Order *ord)
 				continue;
 			HloInstr *par = hlo_comp_param(fc, k);
 			if (par)
-				hlo_replace_all_uses(par, pv);
+				hlo_replace_all_uses(
+					par, fz_as_layout(z, fc, pv, par->shape));
 			fz_drop_operand(cons, k);
 		}
 		int at = add_output(z, cons, pv);
