@@ -417,7 +417,19 @@ void repl_print_diag(Session *s, Diag *d)
 	if (!*t)
 		return;
 	repl_flush_out(s);
-	fputs(t, s->err);
+	/* A message core made without a place (a pass, the interpreter, a
+	 * file of values) is located at the script line that ran it. */
+	static const char *const kinds[] = {"error: ", "warning: ", "note: "};
+	while (*t) {
+		size_t n = strcspn(t, "\n");
+		for (size_t k = 0; k < 3 && s->src_name && s->line > 0; k++)
+			if (!strncmp(t, kinds[k], strlen(kinds[k]))) {
+				fprintf(s->err, "%s:%d: ", s->src_name, s->line);
+				break;
+			}
+		fwrite(t, 1, n + (t[n] == '\n'), s->err);
+		t += n + (t[n] == '\n');
+	}
 	fflush(s->err);
 }
 

@@ -92,9 +92,11 @@ bool cmd_print(Session *s, const CmdArgs *a)
 }
 
 /* Module names end up in `HloModule NAME`: keep them parseable. */
+/* A name the HLO parser reads back after "HloModule": a letter or '_'
+ * first. */
 static bool valid_name(const char *s)
 {
-	if (!*s)
+	if (!isalpha((unsigned char)*s) && *s != '_')
 		return false;
 	for (; *s; s++)
 		if (!isalnum((unsigned char)*s) && !strchr("_.-", *s))
@@ -108,8 +110,8 @@ bool cmd_new(Session *s, const CmdArgs *a)
 	if (!valid_name(name)) {
 		char q[80];
 		return repl_error(s,
-				  "invalid module name '%s' (use letters, "
-				  "digits, '_', '.' and '-')",
+				  "invalid module name '%s' (a letter or '_', "
+				  "then letters, digits, '_', '.' and '-')",
 				  repl_quote(q, sizeof q, name, strlen(name)));
 	}
 	HloModule *m = repl_new_module(name);

@@ -347,14 +347,18 @@ bool cmd_input(Session *s, const CmdArgs *a)
 /* ---- running ----------------------------------------------------------- */
 
 /* Arguments for every entry parameter: the inputs, with random ones made
- * (and kept, and announced) where there are none. */
-static Literal **gather_args(Session *s, int *np)
+ * (and kept, and announced) where there are none; *fresh (malloc'd)
+ * flags those, which a run that fails takes back. */
+static Literal **gather_args(Session *s, int *np, char **fresh)
 {
 	HloComp *e = s->mod->entry;
 	*np = hlo_comp_param_count(e);
 	Literal **args = calloc((size_t)*np + 1, sizeof *args);
-	if (!args || !grow_inputs(s, *np)) {
+	*fresh = calloc((size_t)*np + 1, 1);
+	if (!args || !*fresh || !grow_inputs(s, *np)) {
 		free(args);
+		free(*fresh);
+		*fresh = NULL;
 		return repl_error(s, "out of memory"), NULL;
 	}
 	int made = 0;
@@ -373,6 +377,7 @@ static Literal **gather_args(Session *s, int *np)
 				free(args);
 				return repl_error(s, "out of memory"), NULL;
 			}
+			(*fresh)[i] = 1;
 			if (++made <= QUIET_NOTES)
 				fprintf(s->out, "note: parameter %d '%s' has no input; "
 					"using %s\n", i, p->name, desc);
@@ -435,9 +440,12 @@ static bool run_backend(Session *s, const Backend *b, int64_t iters, RunOut *r)
 	memset(r, 0, sizeof *r);
 	arena_init(&r->arena);
 	int np;
-	Literal **args = check_memory(s) ? gather_args(s, &np) : NULL;
-	if (!args)
+	char *fresh = NULL;
+	Literal **args = check_memory(s) ? gather_args(s, &np, &fresh) : NULL;
+	if (!args) {
+		free(fresh);
 		return false;
+	}
 	double *t = malloc(sizeof *t * (size_t)iters);
 	Diag d;
 	diag_init(&d);
@@ -466,6 +474,11 @@ static bool run_backend(Session *s, const Backend *b, int64_t iters, RunOut *r)
 	diag_free(&d);
 	free(t);
 	free(args);
+	/* a run that failed changes nothing: the inputs it made go */
+	for (int i = 0; !r->value && i < np; i++)
+		if (fresh[i])
+			repl_value_clear(&s->inputs[i]);
+	free(fresh);
 	return r->value != NULL;
 }
 
