@@ -1,6 +1,8 @@
 /* npy.c - reading and writing NumPy .npy files. */
 #include "npy.h"
 
+#include "fileio.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -331,17 +333,10 @@ bool npy_write(const char *path, const Literal *l, Diag *d, const char **note)
 		sb_putn(&b, w->data, (size_t)w->n * (size_t)t->size);
 		ok = !b.oom;
 	}
-	FILE *f = ok ? fopen(path, "wb") : NULL;
 	if (!ok)
 		fail(d, path, "out of memory", NULL);
-	else if (!f)
-		ok = fail(d, path, "cannot write: ", strerror(errno));
-	else {
-		ok = fwrite(b.s, 1, b.len, f) == b.len;
-		ok = (fclose(f) == 0) && ok;
-		if (!ok)
-			fail(d, path, "write failed: ", strerror(errno));
-	}
+	else if (!(ok = file_write_whole(path, b.s, b.len)))
+		fail(d, path, "cannot write: ", strerror(errno));
 	sb_free(&b);
 	arena_free(&a);
 	return ok;

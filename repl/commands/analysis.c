@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "fileio.h"
 #include "passes/buffers.h"
 #include "passes/cost.h"
 
@@ -534,15 +535,8 @@ static bool write_svg(Session *s, const char *path, const Memory *mem)
 		 repl_bytes(pk, sizeof pk, mem->ba.peak_bytes));
 	buffers_svg(&sb, &mem->ba, mem->info, title);
 	int err = sb.oom ? ENOMEM : 0;
-	FILE *f = err ? NULL : fopen(path, "w");
-	if (!err && !f)
+	if (!err && !file_write_whole(path, sb_str(&sb), sb.len))
 		err = errno;
-	if (f && fwrite(sb_str(&sb), 1, sb.len, f) != sb.len)
-		err = errno ? errno : EIO;
-	if (f && fclose(f) != 0 && !err)
-		err = errno ? errno : EIO;
-	if (f && err)
-		remove(path);
 	sb_free(&sb);
 	if (err) {
 		char q[160];

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "fileio.h"
 #include "print.h"
 
 /* `print` elides big constants; `save` never does. */
@@ -13,18 +14,6 @@ enum { PRINT_MAX_CONST_ELEMS = 64 };
 bool cmd_load(Session *s, const CmdArgs *a)
 {
 	return repl_load_path(s, a->argv[0]);
-}
-
-static bool write_file(const char *path, const char *text, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return false;
-	int e = fwrite(text, 1, n, f) == n ? 0 : errno;
-	if (fclose(f) != 0 && !e)
-		e = errno;
-	errno = e;
-	return e == 0;
 }
 
 bool cmd_save(Session *s, const CmdArgs *a)
@@ -39,7 +28,7 @@ bool cmd_save(Session *s, const CmdArgs *a)
 	sb_init(&b);
 	print_module(&b, s->mod, &print_opts_default);
 	const char *path = a->argv[0];
-	bool ok = !b.oom && write_file(path, sb_str(&b), b.len);
+	bool ok = !b.oom && file_write_whole(path, sb_str(&b), b.len);
 	if (!ok)
 		repl_error(s, "cannot write '%s': %s", path,
 			   strerror(b.oom ? ENOMEM : errno));

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "commands.h"
+#include "fileio.h"
 #include "dot.h"
 #include "render.h"
 #include "report.h"
@@ -29,21 +30,9 @@ static const char *quote(char *buf, size_t cap, const char *w)
 static bool write_file(Session *s, const char *path, const char *data, size_t n)
 {
 	char q[160];
-	FILE *f = fopen(path, "wb");
-	if (!f)
+	if (!file_write_whole(path, data, n))
 		return repl_error(s, "cannot write '%s': %s",
 				  quote(q, sizeof q, path), strerror(errno));
-	bool ok = fwrite(data, 1, n, f) == n;
-	int e = errno;
-	if (fclose(f) != 0 && ok) {
-		ok = false;
-		e = errno;
-	}
-	if (!ok) {
-		remove(path);
-		return repl_error(s, "cannot write '%s': %s",
-				  quote(q, sizeof q, path), strerror(e));
-	}
 	return true;
 }
 

@@ -1,4 +1,5 @@
-/* test_npy.c - .npy reading and writing. */
+/* test_npy.c - .npy reading and writing, and writing a file whole
+ * (fileio.h, which writes them). */
 /* clang-format off */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -6,11 +7,17 @@
 #include <stdint.h>
 #include <cmocka.h>
 /* clang-format on */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "npy.h"
 
 static char tmpdir[] = "/tmp/xr-npy-XXXXXX";
@@ -196,6 +203,71 @@ static void write_fails_cleanly(void **st)
 	arena_free(&a);
 }
 
+static void read_back(const char *path, char *buf, size_t cap)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, cap - 1, f);
+	buf[n] = 0;
+	fclose(f);
+}
+
+/* Files in tmpdir whose name starts with prefix. */
+static int files_like(const char *prefix)
+{
+	DIR *d = opendir(tmpdir);
+	assert_non_null(d);
+	int k = 0;
+	for (struct dirent *e; (e = readdir(d));)
+		k += !strncmp(e->d_name, prefix, strlen(prefix));
+	closedir(d);
+	return k;
+}
+
+/* A write that fails (here at the file size limit) leaves the old file
+ * as it was and no temporary file beside it; one that succeeds replaces
+ * it; a device is written in place (not replaced by a file). */
+static void files_are_written_whole(void **state)
+{
+	(void)state;
+	char path[128], got[64];
+	snprintf(path, sizeof path, "%s/whole.txt", tmpdir);
+	assert_true(file_write_whole(path, "old text\n", 9));
+	read_back(path, got, sizeof got);
+	assert_string_equal(got, "old text\n");
+
+	static char big[8192];
+	memset(big, 'x', sizeof big);
+	struct rlimit old, lim;
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = 4096;
+	void (*h)(int) = signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	bool ok = file_write_whole(path, big, sizeof big);
+	int e = errno;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, h);
+	assert_false(ok);
+	assert_int_equal(e, EFBIG);
+	read_back(path, got, sizeof got);
+	assert_string_equal(got, "old text\n");
+	assert_int_equal(files_like("whole.txt"), 1);
+
+	assert_true(file_write_whole(path, "new\n", 4));
+	read_back(path, got, sizeof got);
+	assert_string_equal(got, "new\n");
+	assert_int_equal(files_like("whole.txt"), 1);
+
+	struct stat st;
+	assert_true(file_write_whole("/dev/null", "x", 1));
+	assert_int_equal(stat("/dev/null", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	snprintf(path, sizeof path, "%s/no/such/dir.txt", tmpdir);
+	assert_false(file_write_whole(path, "x", 1));
+	assert_int_equal(errno, ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +276,7 @@ int main(void)
 		cmocka_unit_test(rejects_bad_files_clearly),
 		cmocka_unit_test(narrow_types_go_through_float32),
 		cmocka_unit_test(write_fails_cleanly),
+		cmocka_unit_test(files_are_written_whole),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
