@@ -7,6 +7,7 @@
  * session keeps everything it had. */
 #include <math.h>
 #include <signal.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -150,8 +151,9 @@ static bool grow_inputs(Session *s, int n)
 static bool parse_count(const char *w, int64_t *out)
 {
 	char *e;
+	errno = 0;
 	long long v = strtoll(w, &e, 10);
-	if (*w == 0 || *e || v < 0)
+	if (*w == 0 || *e || v < 0 || errno == ERANGE)
 		return false;
 	*out = v;
 	return true;
@@ -264,6 +266,13 @@ static Literal *make_input(Session *s, Arena *ar, const HloInstr *p,
 {
 	const char *w = a->argc > 1 ? a->argv[1] : "";
 	size_t wl = strlen(w);
+	bool npy = wl > 4 && !strcmp(w + wl - 4, ".npy");
+	bool word = !strcmp(w, "zeros") || !strcmp(w, "ones") ||
+		    !strcmp(w, "iota") || npy;
+	if (a->argc > (!strcmp(w, "random") ? 3 : word ? 2 : a->argc))
+		return repl_error(s, "unexpected '%s' after '%s'",
+				  a->argv[a->argc - 1], w),
+		       NULL;
 	if (!strcmp(w, "random")) {
 		int64_t seed = p->param_no;
 		if (a->argc > 2 && !parse_count(a->argv[2], &seed))
@@ -280,7 +289,7 @@ static Literal *make_input(Session *s, Arena *ar, const HloInstr *p,
 		snprintf(desc, cap, "%s", w);
 		return l;
 	}
-	if (wl > 4 && !strcmp(w + wl - 4, ".npy"))
+	if (npy)
 		return npy_input(s, ar, p, w, desc, cap);
 	Diag d;
 	diag_init(&d);
