@@ -370,6 +370,14 @@ static int region_depth(Reader *r, bool *in_comment)
 	return d;
 }
 
+static bool closes_comment(const char *s, size_t n)
+{
+	for (size_t k = 0; k + 1 < n; k++)
+		if (s[k] == '*' && s[k + 1] == '/')
+			return true;
+	return false;
+}
+
 static void unit_add(Reader *r)
 {
 	const char *s = cur_text(r);
@@ -384,11 +392,13 @@ static void unit_add(Reader *r)
 	if (i < n && s[i] == '#')
 		return;
 	sb_putn(&r->unit, s, n);
-	/* Counting line by line keeps long blocks linear; only while a
-	 * comment spans lines are its lines counted again together. */
-	bool in_comment;
-	r->depth = r->base + region_depth(r, &in_comment);
-	if (!in_comment) {
+	/* Counting line by line keeps long blocks linear; a comment that
+	 * spans lines is counted again together once, at the line that
+	 * closes it (a line without its end changes nothing). */
+	if (r->in_comment && !closes_comment(s, n))
+		return;
+	r->depth = r->base + region_depth(r, &r->in_comment);
+	if (!r->in_comment) {
 		r->base = r->depth;
 		r->settled = r->unit.len;
 	}
@@ -400,6 +410,7 @@ static void unit_start(Reader *r)
 	r->start = r->line;
 	r->depth = r->base = 0;
 	r->settled = 0;
+	r->in_comment = false;
 	r->nlines = 0;
 	r->nul_line = 0;
 	unit_add(r);

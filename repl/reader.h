@@ -57,6 +57,7 @@ struct Reader {
 	int depth;        /* open '{' and '(' in the unit so far */
 	int base;         /* depth of the unit up to settled */
 	size_t settled;   /* unit offset not inside a slash-star comment */
+	bool in_comment;  /* the unit ends inside one (opened after settled) */
 	int nlines;       /* lines in the unit so far */
 	int nul_line;     /* first line of the unit holding a NUL byte */
 	char msg[96];
