@@ -172,13 +172,18 @@ static bool opens_brace(const char *s, size_t n, size_t i)
 
 /* The first word names a command exactly (a prefix does not count here,
  * so `add {` still starts a computation), and the line is not a
- * computation header named like a command (`compare {`). */
+ * computation header named like a command (`compare {`, `echo (...) ->
+ * ... {`): in one, the name is followed by its '{' or its parameters
+ * ('echo begin {' is a command). */
 static bool is_command_word(const char *s, size_t n, size_t i)
 {
 	size_t e = name_end(s, n, i);
 	if (e == i || (e < n && skip_blanks(s, n, e) == e))
 		return false;
-	return cmd_find_exact(s + i, e - i) != NULL && !opens_brace(s, n, i);
+	size_t j = skip_blanks(s, n, e);
+	bool header = j < n && (s[j] == '{' || s[j] == '(') &&
+		      opens_brace(s, n, i);
+	return cmd_find_exact(s + i, e - i) != NULL && !header;
 }
 
 /* '#', or an HLO comment filling the line: "// ..." or a closed slash-star

@@ -530,13 +530,14 @@ typedef struct Words {
 
 static bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
-/* One word at *p into *o: blanks end it, "..." groups (with \" and \\). */
-static bool copy_word(const char **p, char **o)
+/* One word at *p into *o: blanks end it, "..." groups (with \" and \\)
+ * when quotes count. */
+static bool copy_word(const char **p, char **o, bool quotes)
 {
 	const char *s = *p;
 	bool quoted = false;
 	for (; *s && (quoted || !is_blank(*s)); s++) {
-		if (*s == '"') {
+		if (*s == '"' && quotes) {
 			quoted = !quoted;
 			continue;
 		}
@@ -549,7 +550,7 @@ static bool copy_word(const char **p, char **o)
 	return !quoted;
 }
 
-static bool split_words(const char *s, Words *w)
+static bool split_words(const char *s, Words *w, bool quotes)
 {
 	size_t len = strlen(s);
 	w->n = 0;
@@ -564,7 +565,7 @@ static bool split_words(const char *s, Words *w)
 		if (!*s)
 			return true;
 		w->v[w->n++] = o;
-		if (!copy_word(&s, &o))
+		if (!copy_word(&s, &o, quotes))
 			return false;
 	}
 }
@@ -585,13 +586,18 @@ static bool usage_error(Session *s, const Command *c)
 static bool run_with_args(Session *s, const Command *c, const char *rest)
 {
 	Words w;
-	if (!split_words(rest, &w)) {
+	bool ok = split_words(rest, &w, true);
+	/* echo and expect take the line as written: a lone '"' is text */
+	if (!ok && w.buf && w.v && (c->run == cmd_echo || c->run == cmd_expect)) {
+		free_words(&w);
+		ok = split_words(rest, &w, false);
+	}
+	if (!ok) {
 		const char *why =
 			w.buf && w.v ? "unterminated quote" : "out of memory";
 		free_words(&w);
 		return repl_error(s, "%s", why);
 	}
-	bool ok;
 	if (w.n < c->min_args || (c->max_args >= 0 && w.n > c->max_args))
 		ok = usage_error(s, c);
 	else
