@@ -1732,6 +1732,19 @@ static bool resolve_comprefs(P *p)
 }
 
 /* Fills missing shapes, callees first, operands before users. */
+/* ins got no shape: says so unless infer_shape did (say). False. */
+static bool cannot_infer(P *p, const HloInstr *ins, bool say)
+{
+	if (say)
+		err_at(p, ins->loc,
+		       "cannot infer the shape of '%s' (%s): write it, e.g. "
+		       "'%s = f32[4] %s(...)'",
+		       ins->name, hlo_opcode_name(ins->op), ins->name,
+		       hlo_opcode_name(ins->op));
+	p->failed = true;
+	return false;
+}
+
 static bool infer_missing(P *p, HloComp *c)
 {
 	bool any = false;
@@ -1755,19 +1768,37 @@ static bool infer_missing(P *p, HloComp *c)
 		if (opsok)
 			ins->shape = infer_shape(&p->m->arena, ins, p->d, p->src,
 						 &no_rule);
-		if (!ins->shape) {
-			if (no_rule || !opsok)
-				err_at(p, ins->loc,
-				       "cannot infer the shape of '%s' (%s): "
-				       "write it, e.g. '%s = f32[4] %s(...)'",
-				       ins->name, hlo_opcode_name(ins->op),
-				       ins->name, hlo_opcode_name(ins->op));
-			p->failed = true;
-			ok = false;
-		}
+		if (!ins->shape)
+			ok = cannot_infer(p, ins, no_rule || !opsok);
 	}
 	free(order);
 	return ok;
+}
+
+/* infer_missing for a typed line: the instructions it added to c (from
+ * n0 on, each after its operands) are the only ones without a shape, so
+ * they are inferred in order instead of walking all of c. Anything else
+ * (an operand that still has none) goes the long way. */
+static bool infer_added(P *p, HloComp *c, int n0)
+{
+	for (int i = n0; i < c->n; i++) {
+		const HloInstr *ins = c->instrs[i];
+		if (ins->shape)
+			continue;
+		for (int j = 0; j < ins->nops; j++)
+			if (!ins->ops[j] || !ins->ops[j]->shape ||
+			    ins->ops[j]->parent != c)
+				return infer_missing(p, c);
+		bool no_rule = false;
+		HloInstr *x = c->instrs[i];
+		x->shape = infer_shape(&p->m->arena, x, p->d, p->src, &no_rule);
+		if (!x->shape)
+			return cannot_infer(p, x, no_rule);
+	}
+	for (int i = 0; i < n0; i++) /* the line changes no older one */
+		if (!c->instrs[i]->shape)
+			return infer_missing(p, c);
+	return true;
 }
 
 static bool infer_module(P *p)
@@ -1975,7 +2006,7 @@ HloInstr *parse_instr_line(HloComp *c, const SrcFile *src, Diag *d,
 	bool ok = !p.failed && resolve_comprefs(&p) && check_call_cycles(&p);
 	for (int i = nc0; ok && i < p.m->ncomps; i++) /* inline bodies */
 		ok = infer_missing(&p, p.m->comps[i]);
-	ok = ok && infer_missing(&p, c); /* the line and its nested operands */
+	ok = ok && infer_added(&p, c, n0); /* the line, nested operands */
 	if (!ok && p.err_at_end && src->text &&
 	    parse_open_depth(src->text, src->len) > 0)
 		p.incomplete = true;

@@ -648,8 +648,10 @@ static const char *instr_label(char *buf, size_t cap, const char *text,
 bool repl_add_instr(Session *s, const char *text, size_t len, int line)
 {
 	char label[80];
+	/* the clone keeps what the verifier knows: only the new
+	 * instruction (and what reads it) is checked again */
 	HloModule *m =
-		s->mod ? hlo_module_clone(s->mod) : repl_new_module("module");
+		s->mod ? pass_clone(s->mod) : repl_new_module("module");
 	if (!m)
 		return repl_error(s, "out of memory");
 	if (!m->entry) {
@@ -662,7 +664,7 @@ bool repl_add_instr(Session *s, const char *text, size_t len, int line)
 	diag_init(&d);
 	ParseStatus st = PARSE_OK;
 	HloInstr *ins = parse_instr_line(m->entry, &src, &d, &st);
-	bool ok = ins && verify_module(m, &d, &src);
+	bool ok = ins && verify_module_changed(m, &d, &src, NULL);
 	report(s, &d, ok, "cannot add the instruction");
 	diag_free(&d);
 	if (!ok) {
