@@ -82,6 +82,7 @@ static void free_steps(Session *s, int from, int to)
 	for (int i = from; i < to; i++) {
 		hlo_module_free(s->hist[i].mod);
 		fusion_log_free(s->hist[i].log);
+		free(s->hist[i].text);
 	}
 }
 
@@ -118,21 +119,17 @@ static void set_current(Session *s, HloModule *m)
 	prune_inputs(s);
 }
 
-/* Makes the module of hist[i] (none kept) by replaying the passes from
- * the nearest step before it that kept one; the steps passed on the way
- * keep a copy too (undo after undo would otherwise replay the same
- * passes again and again). NULL (the error printed) when that fails. */
-static HloModule *replay(Session *s, int i)
+static HloInstr *add_line(HloModule *m, const char *name, const char *text,
+			  size_t len, int line, Diag *d, bool verify);
+
+/* Makes steps from..to (indices) again on m, in place: each one's pass,
+ * or its typed line. A pass step passed on the way keeps a copy (undo
+ * after undo would otherwise replay the same passes again and again);
+ * typed lines are cheap to add again. False (the error printed, m freed)
+ * when that fails. */
+static bool replay_steps(Session *s, HloModule *m, int from, int to)
 {
-	int j = i;
-	while (j > 0 && !s->hist[j].mod)
-		j--;
-	assert(s->hist[j].mod); /* hist[0] always keeps its module */
-	HloModule *m = pass_clone(s->hist[j].mod);
-	if (!m)
-		repl_error(s, "out of memory making step %d again",
-			   s->hist_dropped + i);
-	for (int k = j + 1; m && k <= i; k++) {
+	for (int k = from; k <= to; k++) {
 		const HistStep *h = &s->hist[k];
 		Diag d;
 		diag_init(&d);
@@ -140,26 +137,56 @@ static HloModule *replay(Session *s, int i)
 			      .fold_max_elems = h->fold_max_elems,
 			      .fusion_off = h->fusion_off};
 		PassResult r;
-		bool ok = h->pass && pass_run(m, h->pass, &cx, &r);
+		/* a line that passed once needs no verifying again */
+		bool ok = h->pass ? pass_run(m, h->pass, &cx, &r)
+			  : h->text ? add_line(m, "<history>", h->text,
+					       h->text_len, h->text_line, &d,
+					       false) != NULL
+				    : false;
 		if (!ok) {
-			/* The same pass on the same module succeeded before:
-			 * out of memory, or a pass that is not deterministic
-			 * (a bug). */
+			/* The same step on the same module succeeded
+			 * before: out of memory, or a pass that is not
+			 * deterministic (a bug). */
 			if (d.errors)
 				repl_print_diag(s, &d);
 			repl_error(s,
 				   "step %d (%s) could not be made again: "
 				   "replaying '%s' failed",
 				   s->hist_dropped + k, h->label,
-				   h->pass ? h->pass->name : "?");
+				   h->pass ? h->pass->name : h->label);
+			diag_free(&d);
 			hlo_module_free(m);
-			m = NULL;
-		} else if (k < i && !s->hist[k].mod) {
-			s->hist[k].mod = pass_clone(m); /* NULL: not kept */
+			return false;
 		}
+		if (h->pass && k < to && !s->hist[k].mod)
+			s->hist[k].mod = pass_clone(m); /* NULL: not kept */
 		diag_free(&d);
 	}
-	return m;
+	return true;
+}
+
+/* The nearest step at or before i that keeps its module; -1 when none
+ * does (only after a replay failed). */
+static int kept_before(const Session *s, int i)
+{
+	while (i >= 0 && !s->hist[i].mod)
+		i--;
+	return i;
+}
+
+/* Makes the module of hist[i] (none kept) by replaying the steps after
+ * the nearest one before it that kept one. NULL (the error printed) when
+ * that fails. */
+static HloModule *replay(Session *s, int i)
+{
+	int j = kept_before(s, i);
+	HloModule *m = j >= 0 ? pass_clone(s->hist[j].mod) : NULL;
+	if (!m) {
+		repl_error(s, "out of memory making step %d again",
+			   s->hist_dropped + i);
+		return NULL;
+	}
+	return replay_steps(s, m, j + 1, i) ? m : NULL;
 }
 
 /* Step i's module, made again and kept when it was not. */
@@ -193,8 +220,20 @@ static bool make_room(Session *s, int n)
 	int drop = keep + n - REPL_HISTORY_MAX;
 	if (drop > keep - 1)
 		drop = keep - 1;
-	if (drop > 0 && !step_module(s, drop))
-		return false;
+	if (drop > 0 && !s->hist[drop].mod) {
+		/* The new oldest is made from the module of a step that
+		 * goes (no clone: at the cap this happens for every new
+		 * step, and a clone costs the whole module). */
+		int j = kept_before(s, drop);
+		if (j < 0)
+			return repl_error(s, "the history lost step %d's module",
+					  s->hist_dropped + drop);
+		HloModule *m = s->hist[j].mod;
+		s->hist[j].mod = NULL;
+		if (!replay_steps(s, m, j + 1, drop))
+			return false;
+		s->hist[drop].mod = m;
+	}
 	free_steps(s, keep, s->nhist);
 	s->nhist = keep;
 	if (drop > 0) {
@@ -645,36 +684,121 @@ static const char *instr_label(char *buf, size_t cap, const char *text,
 	return repl_quote(buf, cap, text, len);
 }
 
+/* What a typed line may change in a module, to take it back. */
+typedef struct LineMark {
+	int n, ncomps;
+	HloInstr *root;
+	bool root_explicit;
+} LineMark;
+
+static LineMark line_mark(const HloModule *m)
+{
+	return (LineMark){m->entry->n, m->ncomps, m->entry->root,
+			  m->entry->root_explicit};
+}
+
+static void take_back(HloModule *m, LineMark k)
+{
+	HloComp *e = m->entry;
+	while (e->n > k.n)
+		hlo_instr_remove(e->instrs[e->n - 1]);
+	while (m->ncomps > k.ncomps)
+		hlo_module_remove_comp(m, m->comps[m->ncomps - 1]);
+	e->root = k.root;
+	e->root_explicit = k.root_explicit;
+}
+
+/* Parses the typed line into m's entry and verifies what changed; on
+ * failure takes back all the line added (m as it was) and returns NULL
+ * with the reasons in d. */
+static HloInstr *add_line(HloModule *m, const char *name, const char *text,
+			  size_t len, int line, Diag *d, bool verify)
+{
+	LineMark k = line_mark(m);
+	SrcFile src = {name, text, len, line > 0 ? line - 1 : 0};
+	ParseStatus st = PARSE_OK;
+	HloInstr *ins = parse_instr_line(m->entry, &src, d, &st);
+	if (ins && verify && !verify_module_changed(m, d, &src, NULL)) {
+		take_back(m, k);
+		ins = NULL;
+	}
+	if (ins)
+		shift_instr(ins, src.line_offset);
+	return ins;
+}
+
+/* Steps a line may be added to in place: the step's module is then the
+ * new step's, and the step keeps none (replay makes it again). One in
+ * KEEP_EVERY steps keeps its module, so a replay is never long. */
+enum { KEEP_EVERY = 32 };
+
+static bool may_give_up_module(const Session *s, int i)
+{
+	if (i < 1 || !(s->hist[i].pass || s->hist[i].text))
+		return false;
+	int k = 1;
+	while (k < KEEP_EVERY && i - k > 0 && !s->hist[i - k].mod)
+		k++;
+	return k < KEEP_EVERY;
+}
+
 bool repl_add_instr(Session *s, const char *text, size_t len, int line)
 {
 	char label[80];
-	/* the clone keeps what the verifier knows: only the new
-	 * instruction (and what reads it) is checked again */
-	HloModule *m =
-		s->mod ? pass_clone(s->mod) : repl_new_module("module");
-	if (!m)
+	instr_label(label, sizeof label, text, len);
+	/* Typing a module line by line must stay linear: the line goes into
+	 * the current module itself when its step can be made again without
+	 * it, else into a clone (which keeps what the verifier knows, so
+	 * only the new instruction and what reads it are checked). */
+	bool in_place = s->mod && s->nhist &&
+			may_give_up_module(s, s->hist_cur);
+	HloModule *m = in_place ? s->mod
+		       : s->mod ? pass_clone(s->mod)
+				: repl_new_module("module");
+	char *copy = malloc(len + 1);
+	if (!m || !copy) {
+		free(copy);
+		if (!in_place)
+			hlo_module_free(m);
 		return repl_error(s, "out of memory");
+	}
+	memcpy(copy, text, len);
+	copy[len] = 0;
 	if (!m->entry) {
-		hlo_module_free(m);
+		free(copy);
+		if (!in_place)
+			hlo_module_free(m);
 		return repl_error(s, "the module has no ENTRY computation");
 	}
-	const char *name = s->src_name ? s->src_name : "<stdin>";
-	SrcFile src = {name, text, len, line > 0 ? line - 1 : 0};
 	Diag d;
 	diag_init(&d);
-	ParseStatus st = PARSE_OK;
-	HloInstr *ins = parse_instr_line(m->entry, &src, &d, &st);
-	bool ok = ins && verify_module_changed(m, &d, &src, NULL);
-	report(s, &d, ok, "cannot add the instruction");
+	LineMark k = line_mark(m);
+	HloInstr *ins = add_line(m, s->src_name ? s->src_name : "<stdin>",
+				 text, len, line, &d, true);
+	report(s, &d, ins != NULL, "cannot add the instruction");
 	diag_free(&d);
-	if (!ok) {
-		hlo_module_free(m);
+	/* room for the step (the redo tail goes): then nothing can fail */
+	if (ins && !make_room(s, 1)) {
+		if (in_place)
+			take_back(m, k);
+		ins = NULL;
+		repl_error(s, "out of memory");
+	}
+	if (!ins) {
+		free(copy);
+		if (!in_place)
+			hlo_module_free(m);
 		return false;
 	}
-	shift_instr(ins, src.line_offset);
-	if (!repl_commit_module(s, m,
-				instr_label(label, sizeof label, text, len)))
-		return false;
+	if (in_place)
+		s->hist[s->nhist - 1].mod = NULL; /* made again when needed */
+	HistStep *h = add_step(s, m, label);
+	h->text = copy;
+	h->text_len = len;
+	h->text_line = line;
+	h->instrs = hlo_module_instr_count(m);
+	h->kernels = hlo_module_kernels(m);
+	set_current(s, m);
 	if (s->interactive)
 		echo_instr(s, ins);
 	return true;

@@ -68,6 +68,11 @@ typedef struct HistStep {
 	 * started from. NULL: none. */
 	struct FusionLog *log;
 	int log_step, log_base;
+	/* A typed instruction line made it: the line (malloc'd) and where
+	 * it was read, to add it again when the step keeps no module. */
+	char *text;
+	size_t text_len;
+	int text_line;
 } HistStep;
 
 /* A step made by a pass, for repl_commit_passes. */
