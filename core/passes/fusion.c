@@ -525,9 +525,9 @@ typedef struct PairBytes {
 	int64_t dup_reads;
 } PairBytes;
 
-/* Reads are counted as the cost model counts them (cost_operand_bytes):
- * a slice, dynamic-slice or gather reads what it returns of its
- * operand, a fusion what its computation reads. */
+/* p's reads are counted as the cost model counts them
+ * (cost_operand_bytes): a slice, dynamic-slice or gather reads what it
+ * returns of its operand, a fusion what its computation reads. */
 static PairBytes pair_bytes(const HloInstr *p, const HloInstr *c)
 {
 	PairBytes r = {0};
@@ -540,9 +540,12 @@ static PairBytes pair_bytes(const HloInstr *p, const HloInstr *c)
 		if (!o)
 			continue;
 		p_in_c |= o == p;
+		/* c's reads of its other operands are the same before and
+		 * after: they cancel out of saved (the whole operand will
+		 * do) */
 		if (fz_first_time(o, mk)) {
 			r.nops++;
-			io_c += cost_operand_bytes(c, i);
+			io_c += fz_bytes_of(o);
 		}
 	}
 	r.merged = io_c; /* c's operands but p, and c's result */
