@@ -1,6 +1,6 @@
 /* fileio.c - writing a file whole or not at all (see fileio.h). */
-#ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L /* open, fstat, getpid */
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700 /* open, fchmod, fchown, realpath, getpid */
 #endif
 #include "fileio.h"
 
@@ -43,37 +43,62 @@ static bool put_close(int fd, const void *data, size_t n)
 	return ok;
 }
 
+/* In place, as fopen(path, "w") would: the fallback where no temporary
+ * file can be made beside path. */
+static bool write_in_place(const char *path, const void *data, size_t n)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	return fd >= 0 && put_close(fd, data, n);
+}
+
 bool file_write_whole(const char *path, const void *data, size_t n)
 {
 	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		int fd = open(path, O_WRONLY | O_TRUNC);
-		return fd >= 0 && put_close(fd, data, n);
-	}
-	size_t len = strlen(path);
+	bool exists = stat(path, &st) == 0;
+	if (exists && !S_ISREG(st.st_mode))
+		return write_in_place(path, data, n);
+	/* through a symbolic link: the file it names is replaced, not the
+	 * link */
+	char *real = exists ? realpath(path, NULL) : NULL;
+	const char *target = real ? real : path;
+	size_t len = strlen(target);
 	char *tmp = malloc(len + 40);
 	if (!tmp) {
+		free(real);
 		errno = ENOMEM;
 		return false;
 	}
 	static unsigned serial;
 	int fd = -1;
 	for (int tries = 0; fd < 0 && tries < 100; tries++) {
-		snprintf(tmp, len + 40, "%s.tmp.%ld.%u", path, (long)getpid(),
+		snprintf(tmp, len + 40, "%s.tmp.%ld.%u", target, (long)getpid(),
 			 serial++);
 		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
-	bool ok = fd >= 0 && put_close(fd, data, n);
+	if (fd < 0) { /* a directory we may not write in: as fopen does */
+		free(tmp);
+		bool ok = write_in_place(target, data, n);
+		int e = errno;
+		free(real);
+		errno = e;
+		return ok;
+	}
+	if (exists) { /* the old file's mode (and owner, where allowed) */
+		(void)fchmod(fd, st.st_mode & 07777);
+		(void)!fchown(fd, st.st_uid, st.st_gid);
+	}
+	bool ok = put_close(fd, data, n);
 	int e = errno;
-	if (fd >= 0 && ok && rename(tmp, path) != 0) {
+	if (ok && rename(tmp, target) != 0) {
 		ok = false;
 		e = errno;
 	}
-	if (fd >= 0 && !ok)
+	if (!ok)
 		remove(tmp);
 	free(tmp);
+	free(real);
 	errno = e;
 	return ok;
 }

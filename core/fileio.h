@@ -7,8 +7,10 @@
 /* Writes the n bytes at data to path. A regular file (or a new one) is
  * written beside it under a temporary name and renamed over path once
  * every byte is out, so a failed write (disk full, file size limit)
- * leaves what was there; anything else (/dev/null, a pipe) is written in
- * place. False with errno set. */
+ * leaves what was there; the file keeps its mode, and a symbolic link
+ * its target (the file it names is replaced). Anything else (/dev/null,
+ * a pipe), or a file in a directory where no temporary can be made, is
+ * written in place. False with errno set. */
 bool file_write_whole(const char *path, const void *data, size_t n);
 
 #endif

@@ -259,7 +259,21 @@ static void files_are_written_whole(void **state)
 	assert_string_equal(got, "new\n");
 	assert_int_equal(files_like("whole.txt"), 1);
 
+	/* the file keeps its mode; through a link, the file it names is
+	 * replaced and the link stays */
+	char link[160];
 	struct stat st;
+	assert_int_equal(chmod(path, 0600), 0);
+	snprintf(link, sizeof link, "%s/link.txt", tmpdir);
+	assert_int_equal(symlink("whole.txt", link), 0);
+	assert_true(file_write_whole(link, "via link\n", 9));
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	read_back(path, got, sizeof got);
+	assert_string_equal(got, "via link\n");
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+
 	assert_true(file_write_whole("/dev/null", "x", 1));
 	assert_int_equal(stat("/dev/null", &st), 0);
 	assert_true(S_ISCHR(st.st_mode));
