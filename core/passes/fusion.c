@@ -1763,6 +1763,14 @@ void fusion_judge(const HloModule *m, const HloInstr *p, const HloInstr *c,
 	to_decision(out, p, c, &v);
 }
 
+void fusion_edge_names(const HloInstr *p, const HloInstr *c,
+		       const char **prod, const char **cons)
+{
+	const HloInstr *in[1];
+	*prod = fz_value_name(p);
+	*cons = inner_users(p, c, in, 1) ? in[0]->name : c->name;
+}
+
 bool fusion_force(HloModule *m, HloInstr *p, HloInstr *c, bool fusion_off,
 		  FusionDecision *verdict, const char **made)
 {

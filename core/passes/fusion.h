@@ -120,6 +120,12 @@ void fusion_judge(const HloModule *m, const HloInstr *p, const HloInstr *c,
  * strings malloc'd: fusion_decision_free), and *made the fusion
  * instruction p went into. False when the fusion is not legal or memory
  * ran out: verdict->reason says why. */
+/* The names the fusion log gives the edge from p to c (c reads p): p's
+ * value (for a fusion, the instruction computing its output) and the
+ * instruction inside c that reads it. */
+void fusion_edge_names(const HloInstr *p, const HloInstr *c,
+		       const char **prod, const char **cons);
+
 bool fusion_force(HloModule *m, HloInstr *p, HloInstr *c, bool fusion_off,
 		  FusionDecision *verdict, const char **made);
 

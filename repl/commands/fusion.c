@@ -176,12 +176,6 @@ bool cmd_why(Session *s, const CmdArgs *a)
 		snprintf(tag, sizeof tag, "yes (pass %s)", found[i]->pass);
 		print_decision(s, found[i], tag);
 	}
-	/* declined then, together now (a 'fuse' joined their fusions) */
-	HloInstr *x, *y;
-	const HloInstr *f;
-	if (!found[n - 1]->fused && find_pair(s->mod, pa, pb, &x, &y) &&
-	    (f = caller_of(s->mod, x->parent)) && f == caller_of(s->mod, y->parent))
-		fprintf(s->out, "  (both are inside %s now)\n", f->name);
 	return true;
 }
 
@@ -315,7 +309,7 @@ bool cmd_fusions(Session *s, const CmdArgs *a)
  * now (a fusion `fuse` merged away is no longer named as where a
  * consumer is). */
 static void keep_fuse_log(Session *s, const FusionDecision *v,
-			  const char *into)
+			  const char *prod, const char *cons, const char *into)
 {
 	int step = cmd_current_step(s), base = step - 1;
 	const FusionLog *prev = repl_fusion_log_at(s, step - 1, NULL, &base);
@@ -324,7 +318,12 @@ static void keep_fuse_log(Session *s, const FusionDecision *v,
 	snprintf(text, sizeof text, "forced with 'fuse' (the fusion pass %s: %s)",
 		 v->fused ? "would fuse them too" : "would not",
 		 fusion_decision_reason(v, why, sizeof why));
+	/* named as the passes name an edge (the producer's value, the
+	 * instruction inside that reads it): a later pass that renames or
+	 * merges the fusions still finds where the consumer is */
 	FusionDecision d = *v;
+	d.producer = (char *)prod;
+	d.consumer = (char *)cons;
 	d.pass = "fuse";
 	d.fused = true;
 	d.into = (char *)into;
@@ -356,7 +355,11 @@ bool cmd_fuse(Session *s, const CmdArgs *a)
 	int kernels = hlo_module_kernels(m);
 	int64_t bytes = cost_bytes_moved(m);
 	FusionDecision v;
-	const char *made = NULL;
+	const char *made = NULL, *pn, *cn;
+	char prod[128], cons[128];
+	fusion_edge_names(p, c, &pn, &cn);
+	snprintf(prod, sizeof prod, "%s", pn);
+	snprintf(cons, sizeof cons, "%s", cn);
 	if (!fusion_force(m, p, c, s->fusion_off, &v, &made)) {
 		bool ok = repl_error(s, "cannot fuse %s into %s: %s", na, nb,
 				     v.reason ? v.reason : "out of memory");
@@ -386,7 +389,7 @@ bool cmd_fuse(Session *s, const CmdArgs *a)
 		fusion_decision_free(&v);
 		return false;
 	}
-	keep_fuse_log(s, &v, into);
+	keep_fuse_log(s, &v, prod, cons, into);
 	char h[32];
 	fprintf(s->out,
 		"fuse: producer=%s consumer=%s into=%s kernels=%d->%d "
