@@ -81,6 +81,9 @@ const char *fz_rule(const char *name)
 	return "unknown";
 }
 
+/* The name (and its prefix) of the copies fz_as_layout makes. */
+#define LAYOUT_COPY "layout_copy"
+
 /* ---- what an instruction is to fusion --------------------------------- */
 
 static const char *const kind_names[] = {"none", "kLoop", "kInput", "kOutput"};
@@ -329,9 +332,18 @@ static int inner_users(const HloInstr *p, const HloInstr *c,
 		if (c->ops[i] != p)
 			continue;
 		HloInstr *par = hlo_comp_param(fc, i);
-		for (int u = 0; par && u < par->nusers && k < max; u++)
-			if (!fz_among((HloInstr *const *)out, k, par->users[u]))
-				out[k++] = par->users[u];
+		for (int u = 0; par && u < par->nusers && k < max; u++) {
+			HloInstr *x = par->users[u];
+			/* through a copy into the parameter's layout that
+			 * fusion made (fz_as_layout): its readers read p */
+			bool via = x->op == HLO_COPY &&
+				   !strncmp(x->name, LAYOUT_COPY, sizeof LAYOUT_COPY - 1);
+			for (int v = 0; v < (via ? x->nusers : 1) && k < max; v++) {
+				HloInstr *y = via ? x->users[v] : x;
+				if (!fz_among((HloInstr *const *)out, k, y))
+					out[k++] = y;
+			}
+		}
 	}
 	return k;
 }
@@ -985,8 +997,8 @@ HloInstr *fz_as_layout(Fz *z, HloComp *fc, HloInstr *v, const Shape *want)
 	if (!v || shape_equal(v->shape, want))
 		return v;
 	/* shapes are shared, never changed, within the module */
-	HloInstr *c = hlo_instr_new_unique(fc, HLO_COPY, (Shape *)want, "copy",
-					   1, &v);
+	HloInstr *c = hlo_instr_new_unique(fc, HLO_COPY, (Shape *)want,
+					   LAYOUT_COPY, 1, &v);
 	if (!c)
 		z->failed = true;
 	fz_touch(z, fc);
