@@ -1017,18 +1017,10 @@ static bool unclash(HloInstr *copy, const HloInstr *s, const HloComp *outer)
 	if (!copy || copy->name == s->name || !strcmp(copy->name, s->name) ||
 	    !namemap_get(&outer->names, copy->name))
 		return true;
-	char buf[160], stem[128];
-	size_t n = strlen(s->name);
-	if (n > sizeof stem - 2)
-		n = sizeof stem - 2;
-	memcpy(stem, s->name, n);
-	stem[n] = '.';
-	for (long long k = 1;; k++) {
-		hlo_numbered_name(buf, sizeof buf, stem, n + 1, k);
-		if (!namemap_get(&outer->names, buf) &&
-		    !namemap_get(&copy->parent->names, buf))
-			return hlo_instr_rename(copy, buf);
-	}
+	char buf[256];
+	return hlo_instr_rename(copy, pass_free_name(buf, sizeof buf, s->name,
+						     &outer->names,
+						     &copy->parent->names));
 }
 
 int fz_inline_comp(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,

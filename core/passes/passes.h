@@ -40,6 +40,11 @@ HloInstr *pass_copy_instr(HloComp *c, const HloInstr *s, HloInstr *const *ops);
  * memory. */
 bool pass_unshare_fused(HloModule *m);
 
+/* The first base.1, base.2, ... that neither a nor b (b may be NULL)
+ * holds, written into buf (cap bytes); returns buf. */
+const char *pass_free_name(char *buf, size_t cap, const char *base,
+			   const NameMap *a, const NameMap *b);
+
 /* Gives every fusion a name no other fusion of the module has ('why',
  * 'cost' and 'fuse' find a fusion by name; HLO text only asks a name to
  * be unique in its computation). A copy of a fusion in a second caller

@@ -537,24 +537,31 @@ static bool relist(HloModule *m, HloInstr *f, const char *nn, StrBuf *b)
 	return true;
 }
 
+const char *pass_free_name(char *buf, size_t cap, const char *base,
+			   const NameMap *a, const NameMap *b)
+{
+	char stem[200];
+	size_t n = strlen(base);
+	if (n > sizeof stem - 2)
+		n = sizeof stem - 2;
+	memcpy(stem, base, n);
+	stem[n] = '.';
+	for (long long k = 1;; k++) {
+		hlo_numbered_name(buf, cap, stem, n + 1, k);
+		if (!namemap_get(a, buf) && (!b || !namemap_get(b, buf)))
+			return buf;
+	}
+}
+
 /* f's name with the first suffix .N that no instruction of the module
  * has (all holds their names), taken into all. */
 static const char *fresh_module_name(HloModule *m, NameMap *all,
 				     const HloInstr *f)
 {
-	char buf[256], stem[200];
-	size_t n = strlen(f->name);
-	if (n > sizeof stem - 2)
-		n = sizeof stem - 2;
-	memcpy(stem, f->name, n);
-	stem[n] = '.';
-	for (long long k = 1;; k++) {
-		hlo_numbered_name(buf, sizeof buf, stem, n + 1, k);
-		if (namemap_get(all, buf))
-			continue;
-		const char *nm = arena_strdup(&m->arena, buf);
-		return nm && namemap_add(all, nm, (void *)f) == 1 ? nm : NULL;
-	}
+	char buf[256];
+	const char *nm = arena_strdup(
+		&m->arena, pass_free_name(buf, sizeof buf, f->name, all, NULL));
+	return nm && namemap_add(all, nm, (void *)f) == 1 ? nm : NULL;
 }
 
 /* See passes.h. */
