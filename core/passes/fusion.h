@@ -70,6 +70,12 @@ typedef struct FusionLog {
 	FusionGroup *g;
 	int ng, capg;
 	bool off; /* the pass ran with `set fusion off` */
+	/* Fusions merged into others after the decisions naming them were
+	 * made (multi-output fusion): ren_from[i] became part of ren_to[i],
+	 * in that order. fusion_log_refresh follows them to place a
+	 * decision whose fusion is gone. */
+	char **ren_from, **ren_to;
+	int nren, capren;
 } FusionLog;
 
 /* The vocabulary: every rule a decision can name. */
@@ -85,6 +91,9 @@ void fusion_log_free(FusionLog *l);
  * src's (they describe the newer module); src is left empty. False on
  * out of memory (src then unchanged, or emptied and dst holding all). */
 bool fusion_log_merge(FusionLog *dst, FusionLog *src);
+/* Notes that fusion `from` became part of fusion `to`. False on out of
+ * memory. */
+bool fusion_log_renamed(FusionLog *l, const char *from, const char *to);
 /* A copy of l with strings of its own; NULL on out of memory. */
 FusionLog *fusion_log_copy(const FusionLog *l);
 /* Appends a copy of d (its reason made into text) to l. False on out of

@@ -49,7 +49,25 @@ void fusion_log_free(FusionLog *l)
 	arena_free(&l->a);
 	free(l->d);
 	free(l->g);
+	free(l->ren_from);
+	free(l->ren_to);
 	free(l);
+}
+
+bool fusion_log_renamed(FusionLog *l, const char *from, const char *to)
+{
+	int cap = l->capren;
+	if (!fz_grow((void **)&l->ren_from, &cap, l->nren + 1,
+		     sizeof *l->ren_from) ||
+	    !fz_grow((void **)&l->ren_to, &l->capren, l->nren + 1,
+		     sizeof *l->ren_to))
+		return false;
+	char *f = fz_ldup(l, from), *t = fz_ldup(l, to);
+	if (!f || !t)
+		return false;
+	l->ren_from[l->nren] = f;
+	l->ren_to[l->nren++] = t;
+	return true;
 }
 
 char *fz_dup(const char *s) { return s ? strdup(s) : NULL; }
@@ -112,6 +130,8 @@ FusionLog *fusion_log_copy(const FusionLog *l)
 			ok = (g->members[k] = fz_ldup(c, s->members[k])) != NULL;
 	}
 	c->off = l->off;
+	for (int i = 0; ok && i < l->nren; i++)
+		ok = fusion_log_renamed(c, l->ren_from[i], l->ren_to[i]);
 	if (!ok) {
 		fusion_log_free(c);
 		return NULL;
@@ -161,6 +181,11 @@ bool fusion_log_merge(FusionLog *dst, FusionLog *src)
 	src->ng = src->capg = 0;
 	arena_adopt(&dst->a, &src->a);
 	dst->off = src->off;
+	/* src's strings are dst's now */
+	for (int i = 0; i < src->nren; i++)
+		if (!fusion_log_renamed(dst, src->ren_from[i], src->ren_to[i]))
+			return false;
+	src->nren = 0;
 	return fusion_log_refresh(dst);
 }
 
@@ -263,20 +288,35 @@ static unsigned in_group(unsigned h2, unsigned gh)
 	return h2 ^ (gh * 0x9e3779b9u);
 }
 
+/* Does group g (a name) hold the consumer of qe as a member? */
+static bool holds(const FzIndex *exact, unsigned h2, char *g, MemberQuery *qe)
+{
+	qe->group = g;
+	return fz_index_find(exact, in_group(h2, fz_hash_words((const char **)&g, 1)),
+			     same_member, qe) >= 0;
+}
+
 static bool place(FusionLog *l, FusionDecision *d, char **f, bool keep,
 		  const FzIndex *by, MemberQuery *qb, const FzIndex *exact,
-		  MemberQuery *qe)
+		  MemberQuery *qe, const NameMap *ren)
 {
 	qb->comp = qe->comp = d->comp;
 	qb->name = qe->name = d->consumer;
 	const char *w[2] = {d->comp, d->consumer};
 	unsigned h2 = fz_hash_words(w, 2);
-	if (*f) {
-		qe->group = *f;
-		if (fz_index_find(exact,
-				  in_group(h2, fz_hash_words((const char **)f, 1)),
-				  same_member, qe) >= 0)
-			return true;
+	if (*f && holds(exact, h2, *f, qe))
+		return true;
+	/* the fusion it was in became part of another */
+	char *to = *f;
+	for (int hops = 0; to && hops < 64; hops++) {
+		char *t = namemap_get(ren, to);
+		if (!t || t == to)
+			break;
+		to = t;
+	}
+	if (to && to != *f && holds(exact, h2, to, qe)) {
+		*f = to; /* in l's arena */
+		return true;
 	}
 	int at = fz_index_find(by, h2, same_member, qb);
 	const FusionGroup *g = at >= 0 ? &l->g[qb->refs[at].g] : NULL;
@@ -333,16 +373,22 @@ bool fusion_log_refresh(FusionLog *l)
 			}
 		}
 	}
+	NameMap ren;
+	namemap_init(&ren);
+	for (int i = 0; i < l->nren && ok; i++)
+		ok = namemap_put(&ren, l->ren_from[i], l->ren_to[i]);
 	for (int i = 0; i < l->n && ok; i++) {
 		FusionDecision *d = &l->d[i];
 		if (d->settled)
 			d->settled = false;
 		else if (d->fused)
-			ok = place(l, d, &d->into, true, &by, &qb, &exact, &qe);
+			ok = place(l, d, &d->into, true, &by, &qb, &exact, &qe,
+				   &ren);
 		else if (d->where)
 			ok = place(l, d, &d->where, false, &by, &qb, &exact,
-				   &qe);
+				   &qe, &ren);
 	}
+	namemap_free(&ren);
 	fz_index_free(&by);
 	fz_index_free(&exact);
 	free(refs);

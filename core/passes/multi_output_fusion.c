@@ -433,6 +433,8 @@ static HloInstr *merge_siblings(Fz *z, HloInstr *a, HloInstr *b)
 						 inlined before it is compacted */
 		fz_set_kind(a, fz_kind_of_fusion(z->groups, a));
 		if (!z->failed && b->nusers == 0) {
+			if (z->log && !fusion_log_renamed(z->log, b->name, a->name))
+				z->failed = true;
 			detach_sibling(z, b);
 			fz_forward(z, b, a);
 			fz_drop_comp(z, bc);
@@ -593,6 +595,9 @@ static bool producer_mof(Fz *z, HloInstr *p, Order *ord)
 		fz_set_kind(cons, fz_kind_of_fusion(z->groups, cons));
 		if (p->nusers == 0) {
 			HloComp *pc = fz_fused_comp(p);
+			if (z->log && pc &&
+			    !fusion_log_renamed(z->log, p->name, cons->name))
+				z->failed = true;
 			pass_detach(p);
 			fz_forward(z, p, cons);
 			if (pc)

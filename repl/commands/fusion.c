@@ -328,7 +328,11 @@ static void keep_fuse_log(Session *s, const FusionDecision *v,
 	d.fused = true;
 	d.into = (char *)into;
 	d.reason = text;
-	if (!l || !fusion_log_add(l, &d) || !fusion_log_regroup(l, s->mod)) {
+	/* a fusion fused into another: decisions placed in it follow */
+	if (!l || !fusion_log_add(l, &d) ||
+	    (strcmp(v->producer, into) &&
+	     !fusion_log_renamed(l, v->producer, into)) ||
+	    !fusion_log_regroup(l, s->mod)) {
 		fusion_log_free(l);
 		repl_error(s, "out of memory keeping the fusion log");
 		return;
