@@ -1009,14 +1009,17 @@ HloInstr *fz_as_layout(Fz *z, HloComp *fc, HloInstr *v, const Shape *want)
 /* A copy of s in a fused computation whose name was taken there (two
  * copies of one instruction meet when fusions merge) is renamed s.N, N
  * the first suffix free both there and in outer, the computation the
- * fusion is in: a copy must not take the name of another instruction
- * that 'why' and the log would then confuse it with. False on out of
- * memory. */
+ * fusion is in: the copy keeps s's name in front and does not take the
+ * name of another instruction (add.1 for a copy of add.57) that 'why'
+ * and the log would confuse it with. False on out of memory. */
 static bool unclash(HloInstr *copy, const HloInstr *s, const HloComp *outer)
 {
-	if (!copy || copy->name == s->name || !strcmp(copy->name, s->name) ||
-	    !namemap_get(&outer->names, copy->name))
+	if (!copy || copy->name == s->name || !strcmp(copy->name, s->name))
 		return true;
+	size_t k = strlen(s->name);
+	if (!strncmp(copy->name, s->name, k) && copy->name[k] == '.' &&
+	    !namemap_get(&outer->names, copy->name))
+		return true; /* s.N already, and not another's name */
 	char buf[256];
 	return hlo_instr_rename(copy, pass_free_name(buf, sizeof buf, s->name,
 						     &outer->names,
