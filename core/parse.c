@@ -2003,7 +2003,12 @@ HloInstr *parse_instr_line(HloComp *c, const SrcFile *src, Diag *d,
 		err(&p, "unexpected text after the instruction: '%s'",
 		    near(&p, buf, sizeof buf));
 	}
-	bool ok = !p.failed && resolve_comprefs(&p) && check_call_cycles(&p);
+	/* a call cycle needs a new computation or a new call */
+	bool calls = p.m->ncomps > nc0;
+	for (int i = n0; i < c->n && !calls; i++)
+		calls = c->instrs[i]->nattrs && hlo_instr_ncalled(c->instrs[i]);
+	bool ok = !p.failed && resolve_comprefs(&p) &&
+		  (!calls || check_call_cycles(&p));
 	for (int i = nc0; ok && i < p.m->ncomps; i++) /* inline bodies */
 		ok = infer_missing(&p, p.m->comps[i]);
 	ok = ok && infer_added(&p, c, n0); /* the line, nested operands */
