@@ -1241,17 +1241,26 @@ static void tidy_params(HloComp *fc)
 
 /* ---- recording ------------------------------------------------------------ */
 
-/* s copied into the log, or the copy made earlier for the same pointer
- * (a small cache by address: the module's names do not change during a
- * pass, and a producer, consumer or computation is named again and
- * again). */
+/* The cache slot of name s (a small cache by address: the module's
+ * names do not change during a pass, and a producer, consumer or
+ * computation is named again and again). */
+static int rec_slot(Fz *z, const char *s)
+{
+	int h = (int)(((uintptr_t)s >> 3) % FZ_REC_CACHE);
+	if (z->rec_src[h] != s) {
+		z->rec_src[h] = s;
+		z->rec_dup[h] = NULL;
+		z->rec_hash[h] = fz_hash_words(&s, 1);
+	}
+	return h;
+}
+
+/* s copied into the log, or the copy made earlier for the same pointer. */
 static char *rec_dup(Fz *z, const char *s)
 {
-	size_t h = ((uintptr_t)s >> 3) % FZ_REC_CACHE;
-	if (z->rec_src[h] != s || !z->rec_dup[h]) {
-		z->rec_src[h] = s;
+	int h = rec_slot(z, s);
+	if (!z->rec_dup[h])
 		z->rec_dup[h] = fz_ldup(z->log, s);
-	}
 	return z->rec_dup[h];
 }
 
@@ -1301,7 +1310,7 @@ void fz_forward(Fz *z, const HloInstr *from, const HloInstr *to)
 static const HloInstr *kernel_of(const Fz *z, int v)
 {
 	int i = v - z->log_first;
-	return z->kern_started && i >= 0 && i < z->nkern ? z->kern[i] : NULL;
+	return z->kern_started && i >= 0 && i < z->nkern ? z->kern[i].k : NULL;
 }
 
 typedef struct DecisionQuery {
@@ -1320,12 +1329,20 @@ static bool same_decision(const void *ctx, int v)
 	       !strcmp(d->comp, q->comp);
 }
 
-/* The key of a decision: its names and the kernel it was made in. */
-static unsigned decision_hash(const char *comp, const char *prod,
-			      const char *cons, const HloInstr *kernel)
+/* The key of a decision's names: the three words' hashes combined. */
+static unsigned decision_names(Fz *z, const char *comp, const char *prod,
+			       const char *cons)
 {
-	const char *w[3] = {comp, prod, cons};
-	return fz_hash_words(w, 3) ^ (kernel ? ptr_hash(kernel) : 0);
+	unsigned h = z->rec_hash[rec_slot(z, comp)];
+	h = (h ^ z->rec_hash[rec_slot(z, prod)]) * 0x01000193u;
+	h = (h ^ (h >> 15)) * 0x2c1b3c6du;
+	return (h ^ z->rec_hash[rec_slot(z, cons)]) * 0x01000193u;
+}
+
+/* The key of a decision: its names and the kernel it was made in. */
+static unsigned decision_hash(unsigned names, const HloInstr *kernel)
+{
+	return names ^ (kernel ? ptr_hash(kernel) : 0);
 }
 
 /* Does decision d (of the same pair) say what v says? */
@@ -1348,7 +1365,8 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 	/* A kernel forwarded since a decision was recorded in it makes a
 	 * second one: settle_decisions keeps the last word of the two. */
 	kernel = kernel_now(z, kernel);
-	unsigned h = decision_hash(comp, prod, cons, kernel);
+	unsigned names = decision_names(z, comp, prod, cons);
+	unsigned h = decision_hash(names, kernel);
 	DecisionQuery q = {z, comp, prod, cons, v->siblings, kernel};
 	int at = fz_index_find(&z->seen, h, same_decision, &q);
 	FusionDecision *d;
@@ -1372,7 +1390,7 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 			z->failed = true;
 			return;
 		}
-		z->kern[i] = kernel;
+		z->kern[i] = (struct FzKern){kernel, names};
 		z->nkern = i + 1;
 		d = &l->d[l->n++];
 	}
@@ -1452,12 +1470,12 @@ static void settle_decisions(Fz *z)
 	int k = 0;
 	for (int i = 0; i < z->nkern && !z->failed; i++) {
 		FusionDecision *d = &l->d[z->log_first + i];
-		const HloInstr *kn = kernel_now(z, z->kern[i]);
-		z->kern[i] = kn;
+		const HloInstr *kn = kernel_now(z, z->kern[i].k);
+		unsigned names = z->kern[i].names;
+		z->kern[i].k = kn;
 		DecisionQuery q = {z, d->comp, d->producer, d->consumer,
 				   d->siblings, kn};
-		unsigned h = decision_hash(d->comp, d->producer, d->consumer,
-					   kn);
+		unsigned h = decision_hash(names, kn);
 		/* same_decision reads kern[] and the log up to k: the
 		 * ones kept so far */
 		int at = kn ? fz_index_find(&ix, h, same_decision, &q) : -1;
@@ -1466,7 +1484,7 @@ static void settle_decisions(Fz *z)
 			continue;
 		}
 		l->d[z->log_first + k] = *d;
-		z->kern[k] = kn;
+		z->kern[k] = (struct FzKern){kn, names};
 		if (kn && !fz_index_add(&ix, h, z->log_first + k))
 			z->failed = true;
 		k++;
@@ -1475,7 +1493,7 @@ static void settle_decisions(Fz *z)
 	l->n = z->log_first + k;
 	z->nkern = k;
 	for (int i = 0; i < z->nkern && !z->failed; i++) {
-		const HloInstr *kn = z->kern[i];
+		const HloInstr *kn = z->kern[i].k;
 		if (!kn || !kn->parent || kn->op != HLO_FUSION)
 			continue;
 		FusionDecision *d = &l->d[z->log_first + i];

@@ -111,6 +111,7 @@ typedef struct Fz {
 	 * the same text is stored once. */
 	const char *rec_src[FZ_REC_CACHE];
 	char *rec_dup[FZ_REC_CACHE];
+	unsigned rec_hash[FZ_REC_CACHE]; /* fz_hash_words of the name */
 	/* Suffixes for new names (see fresh_name). */
 	int next_fusion, next_comp, next_gte;
 	/* The names starting with "fusion" of every computation when the
@@ -125,7 +126,10 @@ typedef struct Fz {
 	 * consumer) is forwarded to it (fz_forward), so a decision follows
 	 * its consumer's copy. */
 	int layout_copies; /* made by fz_as_layout so far */
-	const HloInstr **kern;
+	struct FzKern {
+		const HloInstr *k;
+		unsigned names; /* decision_names: hash of its three names */
+	} *kern;
 	int nkern, cap_kern, log_first;
 	bool kern_started;
 	FzIndex fwd_ix; /* forwarded kernel -> its place in fwd */
