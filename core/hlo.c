@@ -369,6 +369,34 @@ static void remove_user(HloInstr *op, HloInstr *user)
 	op->user_hint = at;
 }
 
+/* A set of pointers for one walk (open addressing, never full). */
+typedef struct PtrSet {
+	const void **v;
+	size_t mask;
+} PtrSet;
+
+static bool ptrset_init(PtrSet *s, int n)
+{
+	size_t cap = 64;
+	while (cap < (size_t)n * 2)
+		cap *= 2;
+	s->v = calloc(cap, sizeof *s->v);
+	s->mask = cap - 1;
+	return s->v != NULL;
+}
+
+/* Adds p; false when it was there already. */
+static bool ptrset_add(PtrSet *s, const void *p)
+{
+	size_t i = (size_t)(((uintptr_t)p * 0x9e3779b97f4a7c15u) >> 32) &
+		   s->mask;
+	for (; s->v[i]; i = (i + 1) & s->mask)
+		if (s->v[i] == p)
+			return false;
+	s->v[i] = p;
+	return true;
+}
+
 /* hlo_instr_new with its name already in the module's arena; when that
  * name is taken, fails, or with uniquify takes the name
  * hlo_comp_unique_name gives. */
@@ -406,18 +434,27 @@ static HloInstr *instr_new(HloComp *c, HloOpcode op, Shape *shape,
 			namemap_del(&c->names, ins->name);
 			return NULL;
 		}
+		/* ins is new: it is a user of ops[i] already only if an
+		 * earlier operand is the same instruction. Many operands (a
+		 * concatenate or tuple of thousands) are told apart by a
+		 * set of those seen, not by comparing each with all. */
+		PtrSet seen_set = {0};
+		bool big = nops > 32 && ptrset_init(&seen_set, nops);
 		for (int i = 0; i < nops; i++) {
 			ins->ops[i] = ops[i];
-			/* ins is new: it is a user of ops[i] already only if an
-			 * earlier operand is the same instruction. */
 			bool seen = false;
-			for (int j = 0; j < i && !seen; j++)
-				seen = ops[j] == ops[i];
+			if (big)
+				seen = !ptrset_add(&seen_set, ops[i]);
+			else
+				for (int j = 0; j < i && !seen; j++)
+					seen = ops[j] == ops[i];
 			if (ops[i] && !seen && !add_user(ops[i], ins)) {
+				free(seen_set.v);
 				namemap_del(&c->names, ins->name);
 				return NULL;
 			}
 		}
+		free(seen_set.v);
 	}
 	c->instrs[c->n++] = ins;
 	return ins;
@@ -489,11 +526,21 @@ void hlo_set_operand(HloInstr *ins, int i, HloInstr *v)
 
 void hlo_replace_all_uses(HloInstr *old, HloInstr *with)
 {
+	if (old == with)
+		return;
+	/* One walk over each user's operands: a concatenate of thousands
+	 * whose operands are merged one by one stays linear per merge. */
 	while (old->nusers > 0) {
 		HloInstr *u = old->users[old->nusers - 1];
-		for (int i = 0; i < u->nops; i++)
+		bool had = false;
+		for (int i = 0; i < u->nops; i++) {
+			had |= u->ops[i] == with;
 			if (u->ops[i] == old)
-				hlo_set_operand(u, i, with);
+				u->ops[i] = with;
+		}
+		remove_user(old, u);
+		if (with && !had)
+			add_user(with, u); /* as hlo_set_operand */
 	}
 	HloComp *c = old->parent;
 	if (c->root == old)
