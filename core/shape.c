@@ -222,12 +222,14 @@ int64_t shape_count_elements(const Shape *s)
 static int64_t count_bytes(const Shape *s)
 {
 	if (s->type == DT_TUPLE) {
+		/* saturates */
+		const int64_t most = INT64_MAX;
 		int64_t total = 0;
 		for (int i = 0; i < s->ntuple; i++) {
 			int64_t b = shape_bytes(s->tuple[i]);
 			if (b < 0)
 				return -1;
-			total += b;
+			total = b > most - total ? most : total + b;
 		}
 		return total;
 	}
@@ -278,8 +280,8 @@ uint64_t shape_hash(const Shape *s)
 
 int64_t shape_count_bytes(const Shape *s)
 {
-	((Shape *)s)->bytes_cache = count_bytes(s) + 2;
-	return s->bytes_cache - 2;
+	((Shape *)s)->bytes_cache = (uint64_t)count_bytes(s) + 2;
+	return (int64_t)(s->bytes_cache - 2);
 }
 
 bool layout_valid(const Layout *l, int rank)

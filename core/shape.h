@@ -41,7 +41,7 @@ struct Shape {
 	 * changed once an instruction holds it, so the count stays true;
 	 * shape_clone copies it with the dims. */
 	int64_t elems_cache;
-	int64_t bytes_cache; /* shape_bytes + 2 the same way */
+	uint64_t bytes_cache; /* shape_bytes + 2 the same way, unsigned */
 	uint64_t hash_cache; /* shape_hash, 0 until asked */
 };
 
@@ -73,7 +73,8 @@ static inline int64_t shape_elements(const Shape *s)
 int64_t shape_count_bytes(const Shape *s); /* fills bytes_cache */
 static inline int64_t shape_bytes(const Shape *s)
 {
-	return s->bytes_cache ? s->bytes_cache - 2 : shape_count_bytes(s);
+	return s->bytes_cache ? (int64_t)(s->bytes_cache - 2)
+			      : shape_count_bytes(s);
 }
 /* A hash of everything a shape says (type, dims and their kinds,
  * layout, tuple elements, buffer): equal shapes hash equal. Cached in

@@ -288,6 +288,11 @@ typedef struct {
 	int nfree, capfree;
 } Slots;
 
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	return b > INT64_MAX - a ? INT64_MAX : a + b;
+}
+
 static int new_slot(Slots *s, int64_t size)
 {
 	if (!grow((void **)&s->size, &s->capslots, s->nslots + 1,
@@ -390,7 +395,7 @@ static bool assign_slots(Asg *a, BufferAssignment *ba)
 	int64_t at = 0;
 	for (int k = 0; ok && k < s.nslots; k++) {
 		offset[k] = at;
-		at += s.size[k]; /* sizes are capped: no overflow */
+		at = sat_add(at, s.size[k]);
 	}
 	for (int i = 0; ok && i < a->nbufs; i++)
 		a->bufs[i].offset = offset[a->bufs[i].slot];
@@ -406,34 +411,41 @@ static bool assign_slots(Asg *a, BufferAssignment *ba)
 
 /* --- totals --------------------------------------------------------------- */
 
-/* Caps sizes so that no sum of them can overflow. */
-static void cap_sizes(Asg *a)
-{
-	int64_t cap = INT64_MAX / (a->nbufs + 1);
-	for (int b = 0; b < a->nbufs; b++)
-		if (a->bufs[b].bytes > cap)
-			a->bufs[b].bytes = cap;
-}
-
+/* Sizes stay exact; a sum past INT64_MAX saturates. */
 static bool totals(Asg *a, BufferAssignment *ba)
 {
-	int64_t *delta = calloc((size_t)a->n + 1, sizeof *delta);
-	if (!delta)
+	/* what starts at p, and what ended just before p (both
+	 * saturating: a sum of sizes live at once) */
+	int64_t *add = calloc((size_t)a->n + 1, sizeof *add);
+	int64_t *sub = calloc((size_t)a->n + 1, sizeof *sub);
+	if (!add || !sub) {
+		free(add);
+		free(sub);
 		return false;
+	}
 	for (int b = 0; b < a->nbufs; b++) {
 		const Buffer *bf = &a->bufs[b];
-		delta[bf->start] += bf->bytes;
-		delta[bf->end + 1] -= bf->bytes;
-		ba->total_bytes += bf->bytes;
+		add[bf->start] = sat_add(add[bf->start], bf->bytes);
+		sub[bf->end + 1] = sat_add(sub[bf->end + 1], bf->bytes);
+		ba->total_bytes = sat_add(ba->total_bytes, bf->bytes);
 		ba->ntemps += a->info[b].kind == BUF_TEMP;
 	}
+	/* live stays exact until a sum saturates, and then the peak is
+	 * INT64_MAX whatever follows (what ends before p was live before
+	 * it, so sub[p] <= live) */
 	int64_t live = 0;
 	for (int p = 0; p < a->n; p++) {
-		live += delta[p];
+		live -= sub[p];
+		if (add[p] == INT64_MAX || add[p] > INT64_MAX - live) {
+			ba->peak_bytes = INT64_MAX;
+			break;
+		}
+		live += add[p];
 		if (live > ba->peak_bytes)
 			ba->peak_bytes = live;
 	}
-	free(delta);
+	free(add);
+	free(sub);
 	return true;
 }
 
@@ -469,7 +481,6 @@ bool buffers_assign_info(const HloModule *m, BufferAssignment *ba,
 	}
 	if (ok) {
 		live_ranges(&a);
-		cap_sizes(&a);
 		ba->npositions = a.n;
 		ok = assign_slots(&a, ba) && totals(&a, ba);
 	}

@@ -122,7 +122,8 @@ typedef enum { M_FLOPS, M_KERNELS } MemoKind;
 
 typedef struct {
 	const HloComp *c; /* NULL: empty */
-	MemoKind kind;
+	int kind; /* a MemoKind; or for a sum cut short at MAX_DEPTH, one
+		     that holds only at its depth: memo_cut_kind */
 	Cost v;
 } MemoEnt;
 
@@ -130,17 +131,18 @@ typedef struct {
 	MemoEnt *e;
 	size_t cap, n; /* cap: a power of two, or 0 */
 	int depth;
+	unsigned cuts; /* sums cut short at MAX_DEPTH so far */
 	bool bytes_only; /* flops not wanted (cost_bytes_moved) */
 	bool verified;   /* cost_bytes_moved_verified: vsig is current */
 } Memo;
 
-static size_t memo_hash(const HloComp *c, MemoKind k)
+static size_t memo_hash(const HloComp *c, int k)
 {
 	uintptr_t p = (uintptr_t)c;
 	return (size_t)((p >> 4) * 2654435761u) ^ (size_t)k;
 }
 
-static MemoEnt *memo_find(Memo *mo, const HloComp *c, MemoKind k)
+static MemoEnt *memo_find(Memo *mo, const HloComp *c, int k)
 {
 	if (!mo->cap)
 		return NULL;
@@ -169,7 +171,7 @@ static bool memo_grow(Memo *mo)
 }
 
 /* Remembers v (without a memo, out of memory: nothing is remembered). */
-static void memo_put(Memo *mo, const HloComp *c, MemoKind k, Cost v)
+static void memo_put(Memo *mo, const HloComp *c, int k, Cost v)
 {
 	if ((mo->n + 1) * 2 > mo->cap && !memo_grow(mo))
 		return;
@@ -363,9 +365,20 @@ static Cost comp_sum(Memo *mo, const HloComp *c, MemoKind k)
 	MemoEnt *e = memo_find(mo, c, k);
 	if (e && e->c)
 		return e->v;
+	/* A sum that met the depth limit holds only when c is reached at
+	 * the same depth: kept under a kind of that depth's own, so that a
+	 * shallower call costs c in full (and the memo still bounds the
+	 * work: once per computation and depth). */
+	int cut_kind = (int)k + 2 * (mo->depth + 1);
+	e = memo_find(mo, c, cut_kind);
+	if (e && e->c)
+		return e->v;
 	Cost sum = {0};
-	if (mo->depth >= MAX_DEPTH)
+	if (mo->depth >= MAX_DEPTH) {
+		mo->cuts++;
 		return sum;
+	}
+	unsigned cuts = mo->cuts;
 	mo->depth++;
 	for (int i = 0; i < c->n; i++) {
 		Cost one = k == M_FLOPS ? flops_of(mo, c->instrs[i])
@@ -373,7 +386,7 @@ static Cost comp_sum(Memo *mo, const HloComp *c, MemoKind k)
 		cost_add(&sum, &one);
 	}
 	mo->depth--;
-	memo_put(mo, c, k, sum);
+	memo_put(mo, c, mo->cuts == cuts ? (int)k : cut_kind, sum);
 	return sum;
 }
 

@@ -51,7 +51,10 @@ static const char *fmt_time(char *buf, size_t cap, double sec)
 		v /= 1000;
 		u++;
 	}
-	snprintf(buf, cap, v < 1000 ? "%.3g %s" : "%.0f %s", v, unit[u]);
+	/* up to 1e9 s in digits; beyond, in exponent form (a roofline of
+	 * a tiny machine), never cut off */
+	snprintf(buf, cap, v < 1000 || v >= 1e9 ? "%.3g %s" : "%.0f %s", v,
+		 unit[u]);
 	return buf;
 }
 
@@ -507,8 +510,9 @@ static bool memory_compare(Session *s, const BufferAssignment *now)
 {
 	int cur = s->hist_cur + s->hist_dropped;
 	const HistStep *h = s->nhist ? repl_history_step(s, cur - 1) : NULL;
-	if (!h)
-		return true;
+	const HistStep *now_step = s->nhist ? repl_history_step(s, cur) : NULL;
+	if (!h || (now_step && now_step->starts))
+		return true; /* the step before holds another module */
 	const HloModule *hm = repl_history_module(s, cur - 1);
 	if (!hm)
 		return false;

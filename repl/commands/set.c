@@ -140,8 +140,11 @@ static bool set_rate(Session *s, const char *name, const char *v, double *out)
 	char *e;
 	errno = 0;
 	double x = strtod(v, &e);
-	if (e == v || *e || errno || !(x > 0) || x > 1e9)
-		return repl_error(s, "%s needs a positive number, not '%s'",
+	if (e == v || *e || (errno && errno != ERANGE) || !(x >= 1e-6) ||
+	    x > 1e9)
+		return repl_error(s,
+				  "%s needs a number from 1e-6 to 1e9 (GB/s or "
+				  "GFLOP/s), not '%s'",
 				  name, v);
 	*out = x;
 	return true;

@@ -365,6 +365,7 @@ static const Command commands[] = {
 	 "                       (10 to 5000; default 400)\n"
 	 "  cpu-gbps, cpu-gflops, gpu-gbps, gpu-gflops X\n"
 	 "                       the machines of the 'cost' roofline\n"
+	 "                       (GB/s and GFLOP/s, 1e-6 to 1e9)\n"
 	 "\n"
 	 "Example:\n"
 	 "  set max-memory 512M\n"

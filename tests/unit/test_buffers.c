@@ -235,6 +235,37 @@ static void test_small(void **state)
 	asg_free(&a);
 }
 
+/* Sizes too large to add up: each parameter's buffer keeps its size
+ * (2^52 bytes, a c128[2^48]), and the sums (peak, arena, total)
+ * saturate at INT64_MAX once 2,048 of them are live: 2^63 bytes. With
+ * 1,000 the sums are exact. */
+static void test_huge_sizes(void **state)
+{
+	(void)state;
+	const int64_t leaf = INT64_C(1) << 52;
+	for (int n = 1000; n <= 2048; n += 1048) {
+		StrBuf b;
+		sb_init(&b);
+		sb_puts(&b, "HloModule huge\n\nENTRY e {\n");
+		for (int i = 0; i < n; i++)
+			sb_printf(&b, "  %sp%d = c128[281474976710656] "
+				  "parameter(%d)\n",
+				  i == n - 1 ? "ROOT " : "", i, i);
+		sb_puts(&b, "}\n");
+		Asg a;
+		assign(&a, sb_str(&b));
+		sb_free(&b);
+		assert_int_equal(a.ba.n, n);
+		for (int i = 0; i < a.ba.n; i++)
+			assert_true(a.ba.bufs[i].bytes == leaf);
+		int64_t sum = n == 2048 ? INT64_MAX : leaf * n;
+		assert_true(a.ba.peak_bytes == sum);
+		assert_true(a.ba.arena_bytes == sum);
+		assert_true(a.ba.total_bytes == sum);
+		asg_free(&a);
+	}
+}
+
 /* When the program order is not a schedule (a use before its definition)
  * a post order is used: every buffer is defined before it is read. */
 static void test_scrambled_order(void **state)
@@ -540,6 +571,7 @@ int main(void)
 		cmocka_unit_test(test_scrambled_order),
 		cmocka_unit_test(test_xml_check),
 		cmocka_unit_test(test_svg),
+		cmocka_unit_test(test_huge_sizes),
 		cmocka_unit_test(test_corpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -383,6 +383,16 @@ static void elements_overflow(void **st)
 	Shape *el[2] = {parse_ok(fx, "f32[2]"),
 			shape_array(&fx->a, DT_F32, 2, over)};
 	assert_int_equal(shape_bytes(shape_tuple(&fx->a, 2, el)), -1);
+	/* a tuple larger than INT64_MAX bytes saturates: 2,048 leaves of
+	 * 2^52 bytes (c128[2^48]) are 2^63, 2,047 are exact */
+	int64_t most[] = {INT64_C(1) << 48};
+	Shape *leaves[2048];
+	for (int i = 0; i < 2048; i++)
+		leaves[i] = shape_array(&fx->a, DT_C128, 1, most);
+	assert_true(shape_bytes(shape_tuple(&fx->a, 2047, leaves)) ==
+		    (INT64_C(1) << 52) * 2047);
+	assert_true(shape_bytes(shape_tuple(&fx->a, 2048, leaves)) ==
+		    INT64_MAX);
 }
 
 /* A zero dimension makes the array empty whatever the other sizes, in
