@@ -440,7 +440,20 @@ typedef struct {
 	Literal *value;
 	double median_us, min_us;
 	int64_t iters;
+	/* the inputs this run made (fresh[i] for parameter i; NULL: none),
+	 * for a later step of the same command that fails to take back */
+	char *fresh;
+	int np;
 } RunOut;
+
+/* Takes back the inputs run r made: a command that fails after it
+ * changes nothing. */
+static void forget_inputs(Session *s, RunOut *r)
+{
+	for (int i = 0; r->fresh && i < r->np; i++)
+		if (r->fresh[i])
+			repl_value_clear(&s->inputs[i]);
+}
 
 /* Runs the current module on backend b `iters` times; the value of the
  * last run is kept in r. Prints diagnostics on failure. */
@@ -483,11 +496,11 @@ static bool run_backend(Session *s, const Backend *b, int64_t iters, RunOut *r)
 	diag_free(&d);
 	free(t);
 	free(args);
+	r->fresh = fresh;
+	r->np = np;
 	/* a run that failed changes nothing: the inputs it made go */
-	for (int i = 0; !r->value && i < np; i++)
-		if (fresh[i])
-			repl_value_clear(&s->inputs[i]);
-	free(fresh);
+	if (!r->value)
+		forget_inputs(s, r);
 	return r->value != NULL;
 }
 
@@ -526,14 +539,18 @@ bool cmd_run(Session *s, const CmdArgs *a)
 	const Backend *b = get_backend(s, a->argv[0]);
 	RunOut r;
 	bool ok = b && run_backend(s, b, iters, &r);
-	if (ok && (ok = keep_result(s, b, &r))) {
+	if (ok && !(ok = keep_result(s, b, &r)))
+		forget_inputs(s, &r);
+	if (ok) {
 		print_value(s->out, r.value, "");
 		fprintf(s->out, "timing: backend=%s compile_ms=0.000 median_us=%.1f "
 			"min_us=%.1f iters=%lld\n", b->name, r.median_us, r.min_us,
 			(long long)r.iters);
 	}
-	if (b)
+	if (b) {
 		arena_free(&r.arena);
+		free(r.fresh);
+	}
 	return ok;
 }
 
@@ -600,6 +617,8 @@ bool cmd_check(Session *s, const CmdArgs *a)
 	if (!b || !run_backend(s, ref, 1, &want))
 		return false;
 	bool ok = run_backend(s, b, 1, &got);
+	if (!ok)
+		forget_inputs(s, &want); /* the interpreter's run made them */
 	if (ok) {
 		if (tol < 0)
 			tol = compare_default_tol(want.value->shape);
@@ -619,5 +638,7 @@ bool cmd_check(Session *s, const CmdArgs *a)
 	}
 	arena_free(&want.arena);
 	arena_free(&got.arena);
+	free(want.fresh);
+	free(got.fresh);
 	return ok;
 }
