@@ -62,10 +62,13 @@ const char *npy_dtype_name(Dtype t)
 
 /* ---- header ------------------------------------------------------------ */
 
+/* The file's name leads the message, which has no place of its own: the
+ * caller's (a script line that read or wrote the file) is the one to
+ * show. */
 static bool fail(Diag *d, const char *name, const char *msg, const char *arg)
 {
-	SrcFile f = {name, NULL, 0, 0};
-	diag_error(d, &f, (SrcLoc){0, 0}, "%s%s", msg, arg ? arg : "");
+	diag_error(d, NULL, (SrcLoc){0, 0}, "%s: %s%s", name, msg,
+		   arg ? arg : "");
 	return false;
 }
 

@@ -499,11 +499,15 @@ bool repl_need_module(Session *s)
 
 bool repl_parse_int(const char *w, long lo, long hi, int *out)
 {
+	/* digits, a '-' first only where negatives are allowed: no blanks
+	 * or '+' (strtol would take both) */
+	const char *d = w + (lo < 0 && w[0] == '-');
+	if (*d < '0' || *d > '9')
+		return false;
 	char *end;
 	errno = 0;
 	long v = strtol(w, &end, 10);
-	if (!*w || *end || errno || v < lo || v > hi ||
-	    (lo >= 0 && w[0] == '-'))
+	if (*end || errno || v < lo || v > hi)
 		return false;
 	*out = (int)v;
 	return true;

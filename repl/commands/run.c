@@ -150,10 +150,12 @@ static bool grow_inputs(Session *s, int n)
 
 static bool parse_count(const char *w, int64_t *out)
 {
+	if (*w < '0' || *w > '9') /* no blank, sign or empty word */
+		return false;
 	char *e;
 	errno = 0;
 	long long v = strtoll(w, &e, 10);
-	if (*w == 0 || *e || v < 0 || errno == ERANGE)
+	if (*e || v < 0 || errno == ERANGE)
 		return false;
 	*out = v;
 	return true;

@@ -551,7 +551,9 @@ static bool copy_word(const char **p, char **o, bool quotes)
 	return !quoted;
 }
 
-static bool split_words(const char *s, Words *w, bool quotes)
+/* The words of s; with quotes, "..." groups; with comments, a word
+ * that starts with '#' starts a comment that ends the line. */
+static bool split_words(const char *s, Words *w, bool quotes, bool comments)
 {
 	size_t len = strlen(s);
 	w->n = 0;
@@ -563,7 +565,7 @@ static bool split_words(const char *s, Words *w, bool quotes)
 	for (;;) {
 		while (is_blank(*s))
 			s++;
-		if (!*s)
+		if (!*s || (comments && *s == '#'))
 			return true;
 		w->v[w->n++] = o;
 		if (!copy_word(&s, &o, quotes))
@@ -587,11 +589,13 @@ static bool usage_error(Session *s, const Command *c)
 static bool run_with_args(Session *s, const Command *c, const char *rest)
 {
 	Words w;
-	bool ok = split_words(rest, &w, true);
-	/* echo and expect take the line as written: a lone '"' is text */
-	if (!ok && w.buf && w.v && (c->run == cmd_echo || c->run == cmd_expect)) {
+	/* echo and expect take the line as written: a lone '"' or '#' is
+	 * text */
+	bool as_written = c->run == cmd_echo || c->run == cmd_expect;
+	bool ok = split_words(rest, &w, true, !as_written);
+	if (!ok && w.buf && w.v && as_written) {
 		free_words(&w);
-		ok = split_words(rest, &w, false);
+		ok = split_words(rest, &w, false, false);
 	}
 	if (!ok) {
 		const char *why =
