@@ -166,7 +166,9 @@ bool shape_equal(const Shape *a, const Shape *b)
 				return false;
 		return true;
 	}
-	return a->rank == 0 || layout_equal(a->layout, b->layout);
+	/* a scalar's layout has no dimensions, but may say more (S(1):
+	 * another memory space) */
+	return layout_equal(a->layout, b->layout);
 }
 
 bool shape_is_tuple(const Shape *s) { return s->type == DT_TUPLE; }

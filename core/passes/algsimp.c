@@ -11,6 +11,8 @@
  *   integers     mul-zero-int sub-self-int xor-self-int compare-self-int
  *                and-false or-true (integer and pred types only)
  *   unary pairs  negate-negate not-not abs-abs abs-negate abs-unsigned
+ *                (negate-negate and abs-negate not for f8e8m0fnu, which
+ *                has no sign: its negation is NaN)
  *                sign-sign round-round copy-copy bitcast-bitcast
  *                convert-convert-same (only when the inner type holds
  *                every value of the outer one)
@@ -29,9 +31,13 @@
  * A constant operand counts when it is a constant (or broadcasts of one)
  * whose elements all have the same bits.
  *
- * Exactness: every rule gives bit-identical results, NaN included (the
- * interpreter computes in double and rounds once per operation, as the
- * rules assume), except for the sign of a zero in four rules that XLA's
+ * Exactness: every rule gives bit-identical numbers (the interpreter
+ * computes in double and rounds once per operation, as the rules
+ * assume); a NaN stays a NaN, though not always with the same bits: an
+ * operation a rule removes (x*1, pow(x, 1), a convert there and back)
+ * would have made it the canonical quiet NaN, and XLA promises nothing
+ * about NaN signs and payloads either. The other exception is the sign
+ * of a zero in four rules that XLA's
  * AlgebraicSimplifier applies the same way: add-zero (-0.0 + +0.0 is
  * +0.0, the rule keeps -0.0), sub-zero with a -0.0 operand,
  * dot-to-multiply (a one-term sum starts from +0.0) and
@@ -585,10 +591,13 @@ static Rw idempotent(HloInstr *ins, const char *rule)
 	return x->op == ins->op && same_shape(x, ins) ? rw(rule, x) : none;
 }
 
+/* f8e8m0fnu has no sign: a negated value is NaN, and stays NaN. */
+static bool has_sign(Dtype t) { return t != DT_F8E8M0FNU; }
+
 static Rw simp_negate(S *s, HloInstr *ins)
 {
 	(void)s;
-	return involution(ins, "negate-negate");
+	return has_sign(ty(ins)) ? involution(ins, "negate-negate") : none;
 }
 
 static Rw simp_not(S *s, HloInstr *ins)
@@ -609,7 +618,7 @@ static Rw simp_abs(S *s, HloInstr *ins)
 		return r;
 	/* |-x| = |x| for signed types only: an unsigned -x is 2^n - x */
 	if (x->op == HLO_NEGATE && dtype_kind(ty(ins)) != DK_UINT &&
-	    same_shape(x->ops[0], x)) {
+	    has_sign(ty(ins)) && same_shape(x->ops[0], x)) {
 		set_op(s, ins, 0, x->ops[0]);
 		return rw("abs-negate", ins);
 	}
