@@ -89,6 +89,114 @@ const char *fz_rule(const char *name)
 static const char *const kind_names[] = {"none", "kLoop", "kInput", "kOutput"};
 
 /* Why x cannot be part of a fusion ("a parameter"), or NULL. */
+typedef struct CtrlQuery {
+	const HloInstr *x;   /* is x named? */
+	bool found;
+	GroupCache *gc;      /* or: add each one named to gc->ctrl */
+} CtrlQuery;
+
+static bool ctrl_add(GroupCache *gc, const HloInstr *y)
+{
+	if (!fz_grow((void **)&gc->ctrl, &gc->cap_ctrl, gc->nctrl + 1,
+		     sizeof *gc->ctrl))
+		return false;
+	gc->ctrl[gc->nctrl++] = y;
+	return true;
+}
+
+static const char *ctrl_named(void *ctx, const HloInstr *y, const char *tok,
+			      size_t n)
+{
+	CtrlQuery *q = ctx;
+	(void)n;
+	if (y && q->gc)
+		q->found |= !ctrl_add(q->gc, y); /* found: out of memory */
+	else if (y && y == q->x)
+		q->found = true;
+	return tok;
+}
+
+/* x's control-predecessors list, or NULL. */
+static const char *ctrl_list(const HloInstr *x)
+{
+	for (int i = 0; i < x->nattrs; i++) {
+		const HloAttr *a = &x->attrs[i];
+		if (a->key == A_RAW && a->u.s &&
+		    !strcmp(a->name, "control-predecessors"))
+			return a->u.s;
+	}
+	return NULL;
+}
+
+/* Does c name x in a control-predecessors list (q->x), or (q->gc) add
+ * every instruction that has control edges to q->gc? */
+static void ctrl_scan(const HloComp *c, CtrlQuery *q)
+{
+	StrBuf b;
+	sb_init(&b);
+	bool changed;
+	for (int j = 0; j < c->n && !q->found; j++) {
+		const char *list = ctrl_list(c->instrs[j]);
+		if (!list)
+			continue;
+		if (q->gc && !ctrl_add(q->gc, c->instrs[j]))
+			q->found = true;
+		sb_clear(&b);
+		pass_relist(c, list, ctrl_named, q, &b, &changed);
+	}
+	sb_free(&b);
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(const HloInstr *const *)a;
+	uintptr_t y = (uintptr_t)*(const HloInstr *const *)b;
+	return (x > y) - (x < y);
+}
+
+/* Has x control edges: a control-predecessors list, or a place in
+ * another's? Such an instruction keeps its place in the schedule: it is
+ * not fused (the edge would be lost with it). */
+static bool control_edges(GroupCache *gc, const HloInstr *x)
+{
+	const HloComp *c = x->parent;
+	if (!c || !c->module->control_preds)
+		return false;
+	if (ctrl_list(x))
+		return true;
+	if (!gc) {
+		CtrlQuery q = {x, false, NULL};
+		ctrl_scan(c, &q);
+		return q.found;
+	}
+	if (!gc->ctrl_made) {
+		gc->ctrl_made = true;
+		const HloModule *m = c->module;
+		CtrlQuery q = {NULL, false, gc};
+		for (int i = 0; i < m->ncomps && !q.found; i++)
+			ctrl_scan(m->comps[i], &q);
+		if (q.found) { /* out of memory: ask each time */
+			free(gc->ctrl);
+			gc->ctrl = NULL;
+			gc->nctrl = gc->cap_ctrl = 0;
+			gc->ctrl_made = false;
+			return control_edges(NULL, x);
+		}
+		if (gc->nctrl)
+			qsort(gc->ctrl, (size_t)gc->nctrl, sizeof *gc->ctrl,
+			      cmp_ptr);
+	}
+	return gc->nctrl && bsearch(&x, gc->ctrl, (size_t)gc->nctrl,
+				    sizeof *gc->ctrl, cmp_ptr);
+}
+
+void fz_groups_free(GroupCache *gc)
+{
+	if (gc)
+		free(gc->ctrl);
+	free(gc);
+}
+
 const char *fz_unfusible(GroupCache *gc, const HloInstr *x)
 {
 	unsigned fl = hlo_opcode_flags(x->op);
@@ -96,6 +204,9 @@ const char *fz_unfusible(GroupCache *gc, const HloInstr *x)
 		return "an instruction with side effects";
 	if (fl & XF_COLL)
 		return "a collective";
+	if (control_edges(gc, x))
+		return "an instruction with control dependencies (it keeps "
+		       "its place in the schedule)";
 	if (shape_is_dynamic(x->shape))
 		return "an instruction of dynamic shape";
 	switch (x->op) {
@@ -218,9 +329,14 @@ static void scan_one(const HloInstr *x, Group *g)
 		g->ndot++;
 	if (!g->costly && expensive(x))
 		g->costly = hlo_opcode_name(x->op);
-	if (!(hlo_opcode_flags(x->op) & XF_EW) && x->op != HLO_BROADCAST &&
-	    !(x->op == HLO_CONSTANT && shape_elements(x->shape) == 1))
+	/* an iota or a broadcast reads no array of the loop's shape: part
+	 * of an elementwise epilogue as much as a scalar constant */
+	if (g->elementwise && !(hlo_opcode_flags(x->op) & XF_EW) &&
+	    x->op != HLO_BROADCAST && x->op != HLO_IOTA &&
+	    !(x->op == HLO_CONSTANT && shape_elements(x->shape) == 1)) {
 		g->elementwise = false;
+		g->not_ew = hlo_opcode_name(x->op);
+	}
 }
 
 Group fz_group_of(const HloInstr *x)
@@ -263,7 +379,7 @@ void fz_group_put(GroupCache *gc, const HloInstr *x, Group g)
 	Group f = fz_group_of(x);
 	if (f.ninstrs != g.ninstrs || f.nparams != g.nparams ||
 	    f.nreduce != g.nreduce || f.ndot != g.ndot ||
-	    f.elementwise != g.elementwise ||
+	    f.elementwise != g.elementwise || f.not_ew != g.not_ew ||
 	    (f.costly ? !g.costly || strcmp(f.costly, g.costly) : !!g.costly)) {
 		fprintf(stderr, "fz_group_put: the group of %s is not what a "
 				"scan finds\n", x->name);
@@ -585,6 +701,39 @@ static PairBytes pair_bytes(const HloInstr *p, const HloInstr *c)
 	return r;
 }
 
+/* Does every one of in[0..n) (instructions of one fused computation)
+ * read the result of a reduce there, directly or through others: is
+ * what reads the producer the epilogue, not the reduction's input? */
+static bool reads_a_reduce(const HloInstr *const *in, int n)
+{
+	if (n <= 0)
+		return false;
+	HloComp *fc = in[0]->parent;
+	HloInstr **stack = malloc(sizeof *stack * (size_t)(fc->n + 1));
+	if (!stack)
+		return false;
+	bool all = true;
+	for (int i = 0; i < n && all; i++) {
+		unsigned mk = fz_fresh_mark(in[i]);
+		int top = 0;
+		bool found = false;
+		stack[top++] = (HloInstr *)in[i];
+		while (top > 0 && !found) {
+			HloInstr *x = stack[--top];
+			for (int k = 0; k < x->nops && !found; k++) {
+				HloInstr *o = x->ops[k];
+				if (!o || o->parent != fc || !fz_first_time(o, mk))
+					continue;
+				found = o->op == HLO_REDUCE;
+				stack[top++] = o;
+			}
+		}
+		all = found;
+	}
+	free(stack);
+	return all;
+}
+
 static bool decide(GroupCache *gcache, const HloInstr *p, const HloInstr *c,
 		   bool off, Verdict *v)
 {
@@ -628,19 +777,23 @@ static bool decide(GroupCache *gcache, const HloInstr *p, const HloInstr *c,
 			"both the producer and the consumer contain a dot, "
 			"convolution or reduce");
 	int others = p->nusers - 1;
-	if (gp.nreduce || gp.ndot) {
-		if (!gc.elementwise || !shape_same_dims(p->shape, c->shape)) {
-			fz_shape_text(b1, sizeof b1, c->shape);
-			fz_shape_text(b2, sizeof b2, p->shape);
-			return fz_say(v, false, "not-an-epilogue",
-				      "fusion into the output of a %s would "
-				      "create a loop fusion: the consumer (%s) "
-				      "is not an elementwise op of the result "
-				      "shape %s",
-				      gp.ndot ? "dot/convolution" : "reduce",
-				      b1, b2);
-		}
+	if ((gp.nreduce || gp.ndot) && !shape_same_dims(p->shape, c->shape)) {
+		fz_shape_text(b1, sizeof b1, c->shape);
+		fz_shape_text(b2, sizeof b2, p->shape);
+		return fz_say(v, false, "not-an-epilogue",
+			      "fusion into the output of a %s would create a "
+			      "loop fusion: the consumer's shape %s is not the "
+			      "result shape %s",
+			      gp.ndot ? "dot/convolution" : "reduce", b1, b2);
 	}
+	if ((gp.nreduce || gp.ndot) && !gc.elementwise)
+		return fz_say(v, false, "not-an-epilogue",
+			      "fusion into the output of a %s would create a "
+			      "loop fusion: the consumer %s a %s, not an "
+			      "elementwise op",
+			      gp.ndot ? "dot/convolution" : "reduce",
+			      c->op == HLO_FUSION ? "holds" : "is",
+			      gc.not_ew ? gc.not_ew : hlo_opcode_name(c->op));
 	if (others > 0 && gp.costly)
 		return fz_say(v, false, "expensive-duplicated",
 			      "the producer is expensive (%s) and would be "
@@ -685,6 +838,10 @@ static bool decide(GroupCache *gcache, const HloInstr *p, const HloInstr *c,
 			v, true, "dot-epilogue",
 			"elementwise epilogue fused into the %s (kOutput)",
 			"dot/convolution");
+	if (gc.nreduce && c->op == HLO_FUSION && reads_a_reduce(v->in, nin))
+		return fz_say(v, true, "reduce-epilogue",
+			      "producer fused into the epilogue of the "
+			      "reduction (kInput)");
 	if (gc.nreduce)
 		return fz_say(v, true, "fused-into-reduce",
 			      "producer fused into the reduction's input "
@@ -1430,7 +1587,9 @@ void fz_free_seen(Fz *z)
 
 /* The name a kernel's value goes by in the log: its own, or for a
  * fusion the instruction computing its (first) output, which keeps its
- * name whatever the fusion is called later. */
+ * name whatever the fusion is called later; not when another
+ * instruction beside the fusion has that name (HLO text may repeat a
+ * name in two computations), which the log would take it for. */
 const char *fz_value_name(const HloInstr *x)
 {
 	HloComp *fc = fz_fused_comp(x);
@@ -1439,7 +1598,11 @@ const char *fz_value_name(const HloInstr *x)
 	const HloInstr *r = fc->root;
 	if (r->op == HLO_TUPLE && r->nops)
 		r = r->ops[0];
-	return r->op == HLO_PARAMETER ? x->name : r->name;
+	if (r->op == HLO_PARAMETER)
+		return x->name;
+	const HloInstr *other =
+		x->parent ? namemap_get(&x->parent->names, r->name) : NULL;
+	return other && other != x ? x->name : r->name;
 }
 
 /* Records v for p and each instruction inside c that reads it. */
@@ -1686,7 +1849,7 @@ bool fz_finish(Fz *z, PassCtx *cx, HloComp **comps, int nc)
 	if (z->log && !z->failed && !fusion_log_refresh(z->log))
 		z->failed = true;
 	fz_free_seen(z);
-	free(z->groups);
+	fz_groups_free(z->groups);
 	free(z->touched);
 	fz_index_free(&z->touched_ix);
 	free(comps);

@@ -26,8 +26,9 @@ typedef struct Group {
 			       something in it reads (or its root) */
 	int nreduce, ndot;  /* reduce; dot or convolution */
 	const char *costly; /* the first expensive opcode, or NULL */
-	bool elementwise;   /* only elementwise ops, scalar constants and
-			       broadcasts: a possible epilogue */
+	bool elementwise;   /* only elementwise ops, scalar constants,
+			       broadcasts and iotas: a possible epilogue */
+	const char *not_ew; /* else the first op that is not one of those */
 } Group;
 
 /* What fz_group_of found in fused computations, while they stay as they
@@ -41,7 +42,16 @@ typedef struct GroupCache {
 		const HloInstr *last;
 		Group g;
 	} e[GROUP_CACHE];
+	/* The instructions with control edges (a control-predecessors
+	 * list, or named in one), sorted by address; made when first
+	 * asked, in a module that has such lists (fz_unfusible). */
+	const HloInstr **ctrl;
+	int nctrl, cap_ctrl;
+	bool ctrl_made;
 } GroupCache;
+
+/* Frees what gc holds, and gc. */
+void fz_groups_free(GroupCache *gc);
 
 /* A decision before it is logged. The sentence is kept as its format
  * (conversions %s, %d, %lld, %%) and the values packed after one

@@ -160,7 +160,7 @@ static const Shape *loop_shape(const HloInstr *x)
 }
 
 /* Can x be one side of a multi-output fusion? NULL when it can. */
-static const char *mof_unfit(const HloInstr *x)
+static const char *mof_unfit(GroupCache *gc, const HloInstr *x)
 {
 	if (x->op == HLO_FUSION) {
 		const char *k = hlo_attr_enum(x, A_KIND);
@@ -173,7 +173,7 @@ static const char *mof_unfit(const HloInstr *x)
 			       "does not read";
 		return NULL;
 	}
-	const char *why = fz_unfusible(NULL, x);
+	const char *why = fz_unfusible(gc, x);
 	if (why)
 		return why;
 	if (x->op == HLO_DOT || x->op == HLO_CONVOLUTION)
@@ -462,14 +462,14 @@ static bool siblings_of(Fz *z, HloInstr *o, Order *ord)
 	int nu = o->nusers < 8 ? o->nusers : 8;
 	for (int i = 0; i < nu; i++) {
 		HloInstr *a = o->users[i];
-		if (mof_unfit(a))
+		if (mof_unfit(z->groups, a))
 			continue;
 		for (int j = i + 1; j < nu; j++) {
 			HloInstr *b = o->users[j];
 			Verdict v;
 			fz_verdict_clear(&v);
 			v.siblings = true;
-			const char *why = mof_unfit(b);
+			const char *why = mof_unfit(z->groups, b);
 			char s1[64], s2[64];
 			if (why) {
 				fz_say(&v, false, "mof-not-fusible",
@@ -528,12 +528,12 @@ static bool siblings_of(Fz *z, HloInstr *o, Order *ord)
  * extra output of c. */
 static bool producer_mof(Fz *z, HloInstr *p, Order *ord)
 {
-	if (p->nusers < 2 || mof_unfit(p) || fz_group(z->groups, p).nreduce ||
+	if (p->nusers < 2 || mof_unfit(z->groups, p) || fz_group(z->groups, p).nreduce ||
 	    fz_group(z->groups, p).ndot)
 		return false;
 	for (int i = 0; i < p->nusers; i++) {
 		HloInstr *cons = p->users[i];
-		if (mof_unfit(cons) || cons->op != HLO_FUSION)
+		if (mof_unfit(z->groups, cons) || cons->op != HLO_FUSION)
 			continue;
 		Group gc = fz_group(z->groups, cons);
 		if (!gc.nreduce)
