@@ -14,6 +14,8 @@
  * kOutput when a dot or convolution is the hero (only an elementwise
  * epilogue). A cheap producer with other users is duplicated when that
  * costs no extra reads of large arrays; an expensive one never is.
+ * Instructions with control edges (control-predecessors) keep their
+ * place: they are not fused, here or by multi-output fusion.
  * (Pass `multi-output-fusion`, multi_output_fusion.c, comes after.)
  * Requires: a verified module. Invalidates: instruction positions,
  * computation list (new fused computations), ids of removed instructions.

@@ -60,7 +60,7 @@ bool pass_unique_fusion_names(HloModule *m);
  * drop the names that are no longer in the instruction's computation,
  * the attribute with the last. The edges only order the schedule; XLA
  * moves them to the instruction that takes over, which is not tracked
- * here. */
+ * here (the fusion passes leave instructions with edges unfused). */
 void pass_tidy_control_preds(HloModule *m);
 
 /* Rewrites a raw name list such as control-predecessors={a, %b}: each
