@@ -159,11 +159,17 @@ static int cmp_ptr(const void *a, const void *b)
 /* Has x control edges: a control-predecessors list, or a place in
  * another's? Such an instruction keeps its place in the schedule: it is
  * not fused (the edge would be lost with it). */
-static bool control_edges(GroupCache *gc, const HloInstr *x)
+static bool control_edges_of(GroupCache *gc, const HloInstr *x)
 {
+	if (gc && gc->ctrl_made) /* the set holds those with lists too */
+		return gc->nctrl && bsearch(&x, gc->ctrl, (size_t)gc->nctrl,
+					    sizeof *gc->ctrl, cmp_ptr);
 	const HloComp *c = x->parent;
-	if (!c || !c->module->control_preds)
+	if (!c || !c->module->control_preds) {
+		if (gc && c)
+			gc->ctrl_made = true; /* none in the module */
 		return false;
+	}
 	if (ctrl_list(x))
 		return true;
 	if (!gc) {
@@ -182,7 +188,7 @@ static bool control_edges(GroupCache *gc, const HloInstr *x)
 			gc->ctrl = NULL;
 			gc->nctrl = gc->cap_ctrl = 0;
 			gc->ctrl_made = false;
-			return control_edges(NULL, x);
+			return control_edges_of(NULL, x);
 		}
 		if (gc->nctrl)
 			qsort(gc->ctrl, (size_t)gc->nctrl, sizeof *gc->ctrl,
@@ -190,6 +196,13 @@ static bool control_edges(GroupCache *gc, const HloInstr *x)
 	}
 	return gc->nctrl && bsearch(&x, gc->ctrl, (size_t)gc->nctrl,
 				    sizeof *gc->ctrl, cmp_ptr);
+}
+
+/* The usual answer (a module without control edges) without a call. */
+static inline bool control_edges(GroupCache *gc, const HloInstr *x)
+{
+	return gc && gc->ctrl_made && !gc->nctrl ? false
+						 : control_edges_of(gc, x);
 }
 
 void fz_groups_free(GroupCache *gc)
