@@ -684,13 +684,17 @@ int64_t interp_estimate_bytes(const HloModule *m)
 			if ((int)order[k]->users[u]->mark > last)
 				last = (int)order[k]->users[u]->mark;
 		int64_t b = shape_bytes(order[k]->shape);
-		freed[last] += b > 0 ? b : 0;
+		freed[last] = shape_bytes_add(freed[last], b > 0 ? b : 0);
 	}
+	/* exact until a sum saturates: then the peak is INT64_MAX (what is
+	 * freed was live, so freed[k] <= live while nothing saturated) */
 	for (int k = 0; freed && k < n; k++) {
 		int64_t b = shape_bytes(order[k]->shape);
-		live += b > 0 ? b : 0;
+		live = shape_bytes_add(live, b > 0 ? b : 0);
 		if (live > peak)
 			peak = live;
+		if (live == INT64_MAX)
+			break;
 		live -= freed[k];
 	}
 	bool oom = !freed;

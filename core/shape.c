@@ -224,14 +224,12 @@ int64_t shape_count_elements(const Shape *s)
 static int64_t count_bytes(const Shape *s)
 {
 	if (s->type == DT_TUPLE) {
-		/* saturates */
-		const int64_t most = INT64_MAX;
-		int64_t total = 0;
+		int64_t total = 0; /* saturates */
 		for (int i = 0; i < s->ntuple; i++) {
 			int64_t b = shape_bytes(s->tuple[i]);
 			if (b < 0)
 				return -1;
-			total = b > most - total ? most : total + b;
+			total = shape_bytes_add(total, b);
 		}
 		return total;
 	}

@@ -76,6 +76,12 @@ static inline int64_t shape_bytes(const Shape *s)
 	return s->bytes_cache ? (int64_t)(s->bytes_cache - 2)
 			      : shape_count_bytes(s);
 }
+/* a + b for sums of byte counts (both >= 0): INT64_MAX when it would
+ * pass it. */
+static inline int64_t shape_bytes_add(int64_t a, int64_t b)
+{
+	return b > INT64_MAX - a ? INT64_MAX : a + b;
+}
 /* A hash of everything a shape says (type, dims and their kinds,
  * layout, tuple elements, buffer): equal shapes hash equal. Cached in
  * the shape like the counts above. Never 0. */

@@ -288,11 +288,6 @@ typedef struct {
 	int nfree, capfree;
 } Slots;
 
-static int64_t sat_add(int64_t a, int64_t b)
-{
-	return b > INT64_MAX - a ? INT64_MAX : a + b;
-}
-
 static int new_slot(Slots *s, int64_t size)
 {
 	if (!grow((void **)&s->size, &s->capslots, s->nslots + 1,
@@ -395,7 +390,7 @@ static bool assign_slots(Asg *a, BufferAssignment *ba)
 	int64_t at = 0;
 	for (int k = 0; ok && k < s.nslots; k++) {
 		offset[k] = at;
-		at = sat_add(at, s.size[k]);
+		at = shape_bytes_add(at, s.size[k]);
 	}
 	for (int i = 0; ok && i < a->nbufs; i++)
 		a->bufs[i].offset = offset[a->bufs[i].slot];
@@ -425,9 +420,9 @@ static bool totals(Asg *a, BufferAssignment *ba)
 	}
 	for (int b = 0; b < a->nbufs; b++) {
 		const Buffer *bf = &a->bufs[b];
-		add[bf->start] = sat_add(add[bf->start], bf->bytes);
-		sub[bf->end + 1] = sat_add(sub[bf->end + 1], bf->bytes);
-		ba->total_bytes = sat_add(ba->total_bytes, bf->bytes);
+		add[bf->start] = shape_bytes_add(add[bf->start], bf->bytes);
+		sub[bf->end + 1] = shape_bytes_add(sub[bf->end + 1], bf->bytes);
+		ba->total_bytes = shape_bytes_add(ba->total_bytes, bf->bytes);
 		ba->ntemps += a->info[b].kind == BUF_TEMP;
 	}
 	/* live stays exact until a sum saturates, and then the peak is
@@ -438,11 +433,14 @@ static bool totals(Asg *a, BufferAssignment *ba)
 		live -= sub[p];
 		if (add[p] == INT64_MAX || add[p] > INT64_MAX - live) {
 			ba->peak_bytes = INT64_MAX;
+			ba->peak_at = p;
 			break;
 		}
 		live += add[p];
-		if (live > ba->peak_bytes)
+		if (live > ba->peak_bytes) {
 			ba->peak_bytes = live;
+			ba->peak_at = p;
+		}
 	}
 	free(add);
 	free(sub);

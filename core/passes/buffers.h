@@ -27,7 +27,9 @@ typedef struct BufferAssignment {
 	Buffer *bufs;
 	int n;
 	int nslots;
-	int64_t peak_bytes;  /* largest sum of live buffers at any position */
+	int64_t peak_bytes;  /* largest sum of live buffers at any position
+				(INT64_MAX: at least that many) */
+	int peak_at;         /* the first position where it is reached */
 	int64_t total_bytes; /* sum of all buffer sizes (no reuse) */
 	int64_t arena_bytes; /* size of the arena after reuse */
 	int ntemps;          /* buffers neither parameter, constant nor

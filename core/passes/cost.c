@@ -123,7 +123,7 @@ typedef enum { M_FLOPS, M_KERNELS } MemoKind;
 typedef struct {
 	const HloComp *c; /* NULL: empty */
 	int kind; /* a MemoKind; or for a sum cut short at MAX_DEPTH, one
-		     that holds only at its depth: memo_cut_kind */
+		     that holds only at its depth (comp_sum's cut_kind) */
 	Cost v;
 } MemoEnt;
 
@@ -371,8 +371,10 @@ static Cost comp_sum(Memo *mo, const HloComp *c, MemoKind k)
 	 * work: once per computation and depth). */
 	int cut_kind = (int)k + 2 * (mo->depth + 1);
 	e = memo_find(mo, c, cut_kind);
-	if (e && e->c)
+	if (e && e->c) {
+		mo->cuts++; /* what uses it is cut short too */
 		return e->v;
+	}
 	Cost sum = {0};
 	if (mo->depth >= MAX_DEPTH) {
 		mo->cuts++;

@@ -205,6 +205,14 @@ static inline bool control_edges(GroupCache *gc, const HloInstr *x)
 						 : control_edges_of(gc, x);
 }
 
+const char *fz_control_edges(GroupCache *gc, const HloInstr *x)
+{
+	return control_edges(gc, x) ? "an instruction with control "
+				      "dependencies (it keeps its place in "
+				      "the schedule)"
+				    : NULL;
+}
+
 void fz_groups_free(GroupCache *gc)
 {
 	if (gc)
@@ -219,9 +227,9 @@ const char *fz_unfusible(GroupCache *gc, const HloInstr *x)
 		return "an instruction with side effects";
 	if (fl & XF_COLL)
 		return "a collective";
-	if (control_edges(gc, x))
-		return "an instruction with control dependencies (it keeps "
-		       "its place in the schedule)";
+	const char *ctrl = fz_control_edges(gc, x);
+	if (ctrl)
+		return ctrl;
 	if (shape_is_dynamic(x->shape))
 		return "an instruction of dynamic shape";
 	switch (x->op) {

@@ -50,6 +50,10 @@ typedef struct GroupCache {
 	bool ctrl_made;
 } GroupCache;
 
+/* Why x may not be fused because of control edges (a
+ * control-predecessors list, or a place in another's), or NULL. gc may
+ * be NULL (then x's computation is read). */
+const char *fz_control_edges(GroupCache *gc, const HloInstr *x);
 /* Frees what gc holds, and gc. */
 void fz_groups_free(GroupCache *gc);
 

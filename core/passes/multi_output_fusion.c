@@ -171,7 +171,7 @@ static const char *mof_unfit(GroupCache *gc, const HloInstr *x)
 		if (hlo_comp_param_count(fc) != x->nops)
 			return "a fusion passing operands its computation "
 			       "does not read";
-		return NULL;
+		return fz_control_edges(gc, x);
 	}
 	const char *why = fz_unfusible(gc, x);
 	if (why)
@@ -528,7 +528,8 @@ static bool siblings_of(Fz *z, HloInstr *o, Order *ord)
  * extra output of c. */
 static bool producer_mof(Fz *z, HloInstr *p, Order *ord)
 {
-	if (p->nusers < 2 || mof_unfit(z->groups, p) || fz_group(z->groups, p).nreduce ||
+	if (p->nusers < 2 || mof_unfit(z->groups, p) ||
+	    fz_group(z->groups, p).nreduce ||
 	    fz_group(z->groups, p).ndot)
 		return false;
 	for (int i = 0; i < p->nusers; i++) {

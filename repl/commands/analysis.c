@@ -424,30 +424,6 @@ static void buf_name(char *buf, size_t cap, const Buffer *b,
 		snprintf(buf, cap, "%s", b->def->name);
 }
 
-/* The first position where the most bytes are live (-1: out of
- * memory). */
-static int peak_position(const BufferAssignment *ba)
-{
-	int64_t *delta = calloc((size_t)ba->npositions + 1, sizeof *delta);
-	if (!delta)
-		return -1;
-	for (int i = 0; i < ba->n; i++) {
-		delta[ba->bufs[i].start] += ba->bufs[i].bytes;
-		delta[ba->bufs[i].end + 1] -= ba->bufs[i].bytes;
-	}
-	int best = 0;
-	int64_t live = 0, most = -1;
-	for (int p = 0; p < ba->npositions; p++) {
-		live += delta[p];
-		if (live > most) {
-			most = live;
-			best = p;
-		}
-	}
-	free(delta);
-	return best;
-}
-
 /* The others in buffer i's slot, in order: "a, b, c +2". */
 static void shared_with(StrBuf *sb, const Memory *mem, int i)
 {
@@ -598,7 +574,7 @@ bool cmd_memory(Session *s, const CmdArgs *a)
 			"peak %s at position %d; arena %s in %d slot%s; %s "
 			"without reuse\n",
 			repl_bytes(pk, sizeof pk, ba->peak_bytes),
-			peak_position(ba),
+			ba->peak_at,
 			repl_bytes(ar, sizeof ar, ba->arena_bytes), ba->nslots,
 			ba->nslots == 1 ? "" : "s",
 			repl_bytes(tot, sizeof tot, ba->total_bytes));

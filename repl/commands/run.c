@@ -254,13 +254,25 @@ static bool is_word(const CmdArgs *a, int i, const char *w)
 	return a->argc > i && !strcmp(a->argv[i], w);
 }
 
-/* The text after "N " in the raw line: a literal such as {1, 2, 3}. */
-static const char *literal_text(const CmdArgs *a)
+/* The text after "N " in the raw line: a literal such as {1, 2, 3},
+ * up to a comment (a word that starts with '#': no literal has one),
+ * copied into ar. */
+static const char *literal_text(Arena *ar, const CmdArgs *a)
 {
 	const char *r = a->rest;
 	r += strspn(r, " \t");
 	r += strcspn(r, " \t");
-	return r + strspn(r, " \t");
+	r += strspn(r, " \t");
+	size_t n = 0;
+	while (r[n] && !(r[n] == '#' && (n == 0 || r[n - 1] == ' ' ||
+					  r[n - 1] == '\t')))
+		n++;
+	char *t = arena_alloc(ar, n + 1);
+	if (!t)
+		return "";
+	memcpy(t, r, n);
+	t[n] = 0;
+	return t;
 }
 
 static Literal *make_input(Session *s, Arena *ar, const HloInstr *p,
@@ -295,7 +307,7 @@ static Literal *make_input(Session *s, Arena *ar, const HloInstr *p,
 		return npy_input(s, ar, p, w, desc, cap);
 	Diag d;
 	diag_init(&d);
-	Literal *l = parse_literal_text(ar, p->shape, literal_text(a), &d);
+	Literal *l = parse_literal_text(ar, p->shape, literal_text(ar, a), &d);
 	if (!l)
 		repl_error(s, "cannot read a value for parameter %lld '%s' (%s): %s",
 			   (long long)p->param_no, p->name,
@@ -411,7 +423,7 @@ static bool check_memory(Session *s)
 	for (int i = 0; i < hlo_comp_param_count(e) && need >= 0; i++) {
 		HloInstr *p = hlo_comp_param(e, i);
 		int64_t b = p ? shape_bytes(p->shape) : -1;
-		need = b < 0 ? -1 : need + b;
+		need = b < 0 ? -1 : shape_bytes_add(need, b);
 	}
 	if (need >= 0 && need <= s->max_memory)
 		return true;
@@ -500,9 +512,14 @@ static bool run_backend(Session *s, const Backend *b, int64_t iters, RunOut *r)
 	free(args);
 	r->fresh = fresh;
 	r->np = np;
-	/* a run that failed changes nothing: the inputs it made go */
-	if (!r->value)
+	/* a run that failed changes nothing: the inputs it made go (and
+	 * so does all it holds: the caller frees nothing of a failed run) */
+	if (!r->value) {
 		forget_inputs(s, r);
+		free(r->fresh);
+		r->fresh = NULL;
+		arena_free(&r->arena);
+	}
 	return r->value != NULL;
 }
 

@@ -260,6 +260,7 @@ static void test_huge_sizes(void **state)
 			assert_true(a.ba.bufs[i].bytes == leaf);
 		int64_t sum = n == 2048 ? INT64_MAX : leaf * n;
 		assert_true(a.ba.peak_bytes == sum);
+		assert_int_equal(a.ba.peak_at, 0); /* all live from 0 */
 		assert_true(a.ba.arena_bytes == sum);
 		assert_true(a.ba.total_bytes == sum);
 		asg_free(&a);
