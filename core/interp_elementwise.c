@@ -436,8 +436,8 @@ static bool f_binary(HloOpcode op, double *a, const double *b, int64_t n)
 	case HLO_REMAINDER: MAP2(fmod(x, y)); break;
 	case HLO_ATAN2: MAP2(atan2(x, y)); break;
 	case HLO_POWER: MAP2(x == 1 || y == 0 ? 1 : pow(x, y)); break;
-	case HLO_MAXIMUM: MAP2(isnan(x) ? x : isnan(y) ? y : x < y ? y : x); break;
-	case HLO_MINIMUM: MAP2(isnan(x) ? x : isnan(y) ? y : y < x ? y : x); break;
+	case HLO_MAXIMUM: MAP2(it_fmax(x, y)); break;
+	case HLO_MINIMUM: MAP2(it_fmin(x, y)); break;
 	default:
 		return false;
 	}
@@ -1101,8 +1101,8 @@ static void clamp_float(double *lo, const double *x, const double *hi,
 			lo[i] = isnan(v) ? v : h;
 			continue;
 		}
-		double m = v < l ? l : v;
-		lo[i] = m < h ? m : h;
+		/* min(max(x, lo), hi), as XLA has it */
+		lo[i] = it_fmin(it_fmax(v, l), h);
 	}
 }
 

@@ -9,10 +9,33 @@
  * Values are never aliased: each instruction owns its buffers. */
 #ifndef XR_INTERP_IMPL_H
 #define XR_INTERP_IMPL_H
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "interp.h"
+
+/* IEEE 754-2019 maximum and minimum of floats, as StableHLO specifies
+ * them and XLA:CPU computes them: a NaN operand gives NaN (the first
+ * one's), and -0 is below +0. (XLA's evaluator returns its left operand
+ * on that tie instead.) */
+static inline double it_fmax(double x, double y)
+{
+	if (isnan(x) || isnan(y))
+		return isnan(x) ? x : y;
+	if (x == y)
+		return signbit(x) ? y : x;
+	return x < y ? y : x;
+}
+
+static inline double it_fmin(double x, double y)
+{
+	if (isnan(x) || isnan(y))
+		return isnan(x) ? x : y;
+	if (x == y)
+		return signbit(x) ? x : y;
+	return y < x ? y : x;
+}
 
 typedef struct Interp Interp;
 

@@ -205,18 +205,6 @@ static HloOpcode simple_reducer(const HloComp *c, Dtype t, bool *swap)
 	}
 }
 
-/* max/min with NaN propagation, the left operand on ties (-0 vs 0), as
- * the elementwise opcodes compute them. */
-static double fmax_nan(double a, double b)
-{
-	return isnan(a) ? a : isnan(b) ? b : a < b ? b : a;
-}
-
-static double fmin_nan(double a, double b)
-{
-	return isnan(a) ? a : isnan(b) ? b : b < a ? b : a;
-}
-
 /* The accumulator of a fold whose reducer simple_reducer recognised: a
  * double (floats) or a 64-bit pattern (integers), rounded to the element
  * type after every step exactly as the opcode's result would be. */
@@ -294,9 +282,9 @@ static double fast_f(HloOpcode op, double a, double b)
 	case HLO_MULTIPLY:
 		return a * b;
 	case HLO_MAXIMUM:
-		return fmax_nan(a, b);
+		return it_fmax(a, b); /* as the opcode */
 	default:
-		return fmin_nan(a, b);
+		return it_fmin(a, b);
 	}
 }
 

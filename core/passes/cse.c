@@ -56,9 +56,11 @@ static int cmp_attr(const void *a, const void *b)
 }
 
 /* May ins's two operands be swapped? For a commutative opcode the two
- * orders give equal numbers, except a maximum or minimum of floats: on
- * a tie of -0 and +0 it returns its lhs (as XLA's evaluator does), so
- * max(a, b) and max(b, a) differ in the sign of a zero, which 1/x shows.
+ * orders give equal numbers, except a maximum or minimum of floats in
+ * XLA's evaluator: on a tie of -0 and +0 it returns its lhs, so there
+ * max(a, b) and max(b, a) differ in the sign of a zero, which 1/x shows
+ * (the interpreter, like XLA:CPU, orders -0 below +0; the pass keeps
+ * the two apart so that the module means the same on either).
  * (With two NaN operands a float add or multiply keeps the lhs NaN's
  * payload: the orders differ in payload bits only, which IEEE leaves
  * open, and XLA's CSE swaps them too.) */
