@@ -583,6 +583,41 @@ static Literal *ev_identity(Interp *it, const HloInstr *ins,
 	return it_copy(it, ins, src);
 }
 
+/* Is replica 0 (the one the interpreter runs) a target of ins's
+ * source_target_pairs={{s,t},...}? */
+static bool permutes_to_replica0(const HloInstr *ins)
+{
+	const HloAttr *a = hlo_attr_find_raw(ins, "source_target_pairs");
+	const char *p = a && a->key == A_RAW ? a->u.s : NULL;
+	for (int k = 0; p && *p;) {
+		if (*p < '0' || *p > '9') {
+			p++;
+			continue;
+		}
+		char *e;
+		long v = strtol(p, &e, 10);
+		if (k++ % 2 == 1 && v == 0)
+			return true; /* a pair's second number: its target */
+		p = e;
+	}
+	return false;
+}
+
+/* collective-permute on one replica: its own value when replica 0 is a
+ * target (the source replica runs the same program on the same inputs),
+ * zeros when it is none ("a replica that is not a target gets zeros",
+ * as XLA has it). */
+static Literal *ev_collective_permute(Interp *it, const HloInstr *ins,
+				      Literal *const *ops, Literal *out)
+{
+	if (ins->nops != 1 || permutes_to_replica0(ins))
+		return ev_identity(it, ins, ops, out);
+	if (!out || out->shape->type == DT_TUPLE)
+		return value_new(it, ins, ins->shape);
+	memset(out->data, 0, (size_t)out->n * dtype_bytes(out->shape->type));
+	return out;
+}
+
 static Literal *ev_zero_id(Interp *it, const HloInstr *ins, Literal *const *ops,
 			   Literal *out)
 {
@@ -632,7 +667,7 @@ void interp_register_control(EvalFn *t)
 	t[HLO_REDUCE_SCATTER] = ev_identity;
 	t[HLO_ALL_TO_ALL] = ev_identity;
 	t[HLO_COLLECTIVE_BROADCAST] = ev_identity;
-	t[HLO_COLLECTIVE_PERMUTE] = ev_identity;
+	t[HLO_COLLECTIVE_PERMUTE] = ev_collective_permute;
 	t[HLO_ALL_REDUCE_START] = ev_identity;
 	t[HLO_ALL_REDUCE_DONE] = ev_identity;
 	t[HLO_REPLICA_ID] = ev_zero_id;
