@@ -638,7 +638,10 @@ static Literal *parse_literal(P *p, const Shape *s, const char *who)
 		}
 		return set_scalar(p, l, 0) ? l : NULL;
 	}
-	if (lex_peek(&p->lx) != '{') { /* one value for every element */
+	if (lex_peek(&p->lx) != '{') {
+		/* One value for an array: XLA's parser sets the first
+		 * element and leaves the others 0 (s8[4] constant(1) is
+		 * {1, 0, 0, 0}), and so does this one, saying so. */
 		if (l->n == 0) { /* f32[0,3] constant(1): parse, keep nothing */
 			Shape *one = shape_scalar(&p->m->arena, s->type);
 			Literal *tmp = one ? literal_new(&p->m->arena, one) : NULL;
@@ -646,9 +649,13 @@ static Literal *parse_literal(P *p, const Shape *s, const char *who)
 		}
 		if (!set_scalar(p, l, 0))
 			return NULL;
-		size_t eb = (size_t)dtype_bytes(s->type);
-		for (int64_t i = 1; i < l->n; i++)
-			memcpy((char *)l->data + (size_t)i * eb, l->data, eb);
+		if (l->n > 1)
+			diag_warning(p->d, p->src, loc,
+				     "constant '%s' of shape %s has one value: "
+				     "as in XLA, it is the first element and "
+				     "the others are 0 (give every value in "
+				     "braces)",
+				     who, shape_str(&p->m->arena, s));
 		return l;
 	}
 	LitFill lf = {l, 0};
