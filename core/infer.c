@@ -973,13 +973,34 @@ static Shape *r_reduce_window(Cx *cx)
 	return per_input(cx, n, &r);
 }
 
+/* The source holds one value per window position: the window's output
+ * dims over the operand, and the operand's element type. */
 static Shape *r_select_and_scatter(Cx *cx)
 {
 	if (!nops(cx, 3))
 		return NULL;
-	const Shape *x = arr(cx, 0);
-	if (!x || !arr(cx, 1) || !scalar(cx, 2, "init value"))
+	const Shape *x = arr(cx, 0), *src = arr(cx, 1);
+	if (!x || !src || !scalar(cx, 2, "init value"))
 		return NULL;
+	const HloAttr *w = window(cx, x->rank);
+	if (!w)
+		return NULL;
+	if (src->type != x->type || src->rank != x->rank)
+		return fail(cx, "source %s must have the operand's element "
+			    "type and rank (%s)", str(cx, src), str(cx, x));
+	for (int i = 0; i < x->rank; i++) {
+		if ((x->dyn && x->dyn[i] != DIM_STATIC) ||
+		    (src->dyn && src->dyn[i] != DIM_STATIC))
+			continue;
+		int64_t o = window_out(cx, i, x->dims[i], &w->u.window.v[i]);
+		if (o < 0)
+			return NULL;
+		if (src->dims[i] != o)
+			return fail(cx, "source %s must have the window's "
+				    "positions: %lld in dimension %d, not %lld",
+				    str(cx, src), (long long)o, i,
+				    (long long)src->dims[i]);
+	}
 	return plain(cx->a, x);
 }
 
