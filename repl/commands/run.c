@@ -218,8 +218,28 @@ static Literal *random_input(Arena *a, const HloInstr *p, uint64_t seed)
 	return l;
 }
 
-/* A .npy file for parameter p: same dims, and the same element type or a
- * float32 file for a narrower float type (rounded). */
+/* Does every value of the int8/uint8 literal l fit in t (s1, s2, s4 or
+ * their unsigned kinds, one byte per element in a literal as in .npy)?
+ * Else -1, or the index of the first that does not. */
+static int64_t narrow_int_misfit(const Literal *l, Dtype t)
+{
+	int bits = dtype_bits(t);
+	bool sgn = dtype_kind(t) == DK_SINT;
+	int64_t lo = sgn ? -((int64_t)1 << (bits - 1)) : 0;
+	int64_t hi = sgn ? ((int64_t)1 << (bits - 1)) - 1
+			 : ((int64_t)1 << bits) - 1;
+	for (int64_t i = 0; i < l->n; i++) {
+		int64_t v = literal_get_i64(l, i);
+		if (v < lo || v > hi)
+			return i;
+	}
+	return -1;
+}
+
+/* A .npy file for parameter p: same dims, and the same element type, a
+ * float32 file for a narrower float type (rounded), or an int8 (uint8)
+ * file for s4, s2 or s1 (u4, u2, u1), which .npy has no type for, when
+ * every value fits. */
 static Literal *npy_input(Session *s, Arena *a, const HloInstr *p,
 			  const char *path, char *desc, size_t cap)
 {
@@ -232,14 +252,28 @@ static Literal *npy_input(Session *s, Arena *a, const HloInstr *p,
 		return NULL;
 	Dtype want = p->shape->type, got = l->shape->type;
 	bool narrow = got == DT_F32 && dtype_is_float(want) && dtype_bits(want) < 32;
+	bool narrow_int = dtype_is_int(want) && dtype_bits(want) < 8 &&
+			  got == (dtype_kind(want) == DK_SINT ? DT_S8 : DT_U8);
 	if (p->shape->type == DT_TUPLE || !shape_same_dims(l->shape, p->shape) ||
-	    (got != want && !narrow)) {
+	    (got != want && !narrow && !narrow_int)) {
 		repl_error(s, "%s is %s (%s) but parameter %lld '%s' is %s", path,
 			   shape_text(a, l->shape), npy_dtype_name(got),
 			   (long long)p->param_no, p->name, shape_text(a, p->shape));
 		return NULL;
 	}
-	if (narrow) {
+	int64_t bad = narrow_int ? narrow_int_misfit(l, want) : -1;
+	if (bad >= 0) {
+		repl_error(s, "%s: value %lld (element %lld) does not fit "
+			   "parameter %lld '%s' of type %s", path,
+			   (long long)literal_get_i64(l, bad), (long long)bad,
+			   (long long)p->param_no, p->name, dtype_name(want));
+		return NULL;
+	}
+	if (narrow_int) {
+		l = literal_convert(a, l, want);
+		snprintf(desc, cap, "%s (%s as %s)", path,
+			 npy_dtype_name(got), dtype_name(want));
+	} else if (narrow) {
 		l = literal_convert(a, l, want);
 		snprintf(desc, cap, "%s (float32 rounded to %s)", path,
 			 dtype_name(want));
