@@ -68,14 +68,27 @@ bool file_write_whole(const char *path, const void *data, size_t n)
 		errno = ENOMEM;
 		return false;
 	}
+	/* beside it, in its directory, under a short name (the target's
+	 * own name may be as long as a name can be) */
+	const char *slash = strrchr(target, '/');
+	int dir = slash ? (int)(slash - target) + 1 : 0;
 	static unsigned serial;
 	int fd = -1;
 	for (int tries = 0; fd < 0 && tries < 100; tries++) {
-		snprintf(tmp, len + 40, "%s.tmp.%ld.%u", target, (long)getpid(),
-			 serial++);
+		snprintf(tmp, len + 40, "%.*s.xr-tmp.%ld.%u", dir, target,
+			 (long)getpid(), serial++);
 		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
 		if (fd < 0 && errno != EEXIST)
 			break;
+	}
+	if (fd < 0 && errno != EACCES && errno != EPERM && errno != EROFS) {
+		/* no room, or no such directory: writing in place would
+		 * fail as well, after emptying the file */
+		int e = errno;
+		free(tmp);
+		free(real);
+		errno = e;
+		return false;
 	}
 	if (fd < 0) { /* a directory we may not write in: as fopen does */
 		free(tmp);

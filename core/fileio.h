@@ -9,8 +9,9 @@
  * every byte is out, so a failed write (disk full, file size limit)
  * leaves what was there; the file keeps its mode, and a symbolic link
  * its target (the file it names is replaced). Anything else (/dev/null,
- * a pipe), or a file in a directory where no temporary can be made, is
- * written in place. False with errno set. */
+ * a pipe), or a file in a directory we may not create files in (the
+ * file itself may be writable), is written in place. False with errno
+ * set. */
 bool file_write_whole(const char *path, const void *data, size_t n);
 
 #endif

@@ -3,6 +3,7 @@
  * Batch mode (scripts, -e, or stdin that is not a terminal) prints no
  * banner or prompt and stops at the first failing command with status 1;
  * --keep-going runs on but still exits 1. Usage errors exit 2. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,6 +201,9 @@ static int run(Options *o)
 
 int main(int argc, char **argv)
 {
+	/* past the file size limit a write fails (EFBIG, and the file
+	 * written whole stays as it was) instead of killing the process */
+	signal(SIGXFSZ, SIG_IGN);
 	Options o;
 	int rc = parse_args(argc, argv, &o);
 	if (rc == GO_ON)

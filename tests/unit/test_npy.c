@@ -254,6 +254,28 @@ static void files_are_written_whole(void **state)
 	read_back(path, got, sizeof got);
 	assert_string_equal(got, "old text\n");
 	assert_int_equal(files_like("whole.txt"), 1);
+	assert_int_equal(files_like(".xr-tmp"), 0);
+
+	/* the same with a name as long as a name may be, where the
+	 * temporary's name cannot be the target's plus a suffix (the old
+	 * file was emptied and half written in place) */
+	char lpath[512], name[256];
+	memset(name, 'n', 250);
+	name[250] = 0;
+	snprintf(lpath, sizeof lpath, "%s/%s", tmpdir, name);
+	assert_true(file_write_whole(lpath, "old text\n", 9));
+	h = signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	ok = file_write_whole(lpath, big, sizeof big);
+	e = errno;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, h);
+	assert_false(ok);
+	assert_int_equal(e, EFBIG);
+	read_back(lpath, got, sizeof got);
+	assert_string_equal(got, "old text\n");
+	assert_int_equal(files_like(".xr-tmp"), 0);
+	remove(lpath);
 
 	assert_true(file_write_whole(path, "new\n", 4));
 	read_back(path, got, sizeof got);
