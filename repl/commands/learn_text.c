@@ -408,7 +408,7 @@ static const Topic topics[] = {
 	 "Example: n = u32[8] popcnt(u32[8] x)\n"},
 	{"power", TOPIC_OPCODE,
 	 "Elementwise x^y for two operands of the same shape and type. For\n"
-	 "integers, a negative exponent gives 0 (except for bases 1 and -1).\n"
+	 "integers, a negative exponent gives 0 (except for base 1, as XLA).\n"
 	 "Expensive; algsimp rewrites x^2 into x*x.\n"},
 	{"ragged-all-to-all", TOPIC_OPCODE,
 	 "Collective all-to-all on ragged data: the operands give, per peer, the\n"
@@ -756,7 +756,7 @@ static const Topic topics[] = {
 	 "real shapes, on the machine that runs it, and the code goes straight\n"
 	 "into memory (XLA's CPU backend uses LLVM's ORC JIT; jax.jit caches per\n"
 	 "input shape). AOT (ahead of time): compiled beforehand into an object\n"
-	 "file and a header (tfcompile, `aot` here), linked into an application\n"
+	 "file and a header (XLA's tfcompile), linked into an application\n"
 	 "with no compiler at run time; shapes must be known in advance.\n"},
 	{"llvm-ir", TOPIC_CONCEPT,
 	 "LLVM IR is the typed, SSA-form assembly language of the LLVM compiler.\n"
@@ -764,13 +764,14 @@ static const Topic topics[] = {
 	 "instruction) into an LLVM function: loops over the output index, with\n"
 	 "the fused computation emitted elementwise inside (the elemental IR\n"
 	 "emitter). LLVM then optimises it (vectorisation, unrolling) and produces\n"
-	 "machine code for the CPU, or PTX for NVIDIA GPUs. See `emit llvm`.\n"},
+	 "machine code for the CPU, or PTX for NVIDIA GPUs. (This build has no\n"
+	 "code generator yet: `run interp` executes modules.)\n"},
 	{"ptx", TOPIC_CONCEPT,
 	 "PTX is NVIDIA's virtual GPU assembly language. LLVM's NVPTX backend\n"
 	 "turns XLA's LLVM IR for a kernel into PTX; the CUDA driver (or ptxas)\n"
 	 "compiles PTX to machine code (SASS) for the actual GPU at load time. A\n"
 	 "kernel is launched over a grid of thread blocks; each thread computes\n"
-	 "some output elements. See `emit ptx`.\n"},
+	 "some output elements. (This build makes no PTX yet.)\n"},
 	{"lazy-tensors", TOPIC_CONCEPT,
 	 "Lazy tensors (PyTorch/XLA, LazyTensor): eager-looking code does not run\n"
 	 "operations at once but records them in a graph; when a value is needed\n"
