@@ -294,7 +294,8 @@ bool viz_report(StrBuf *out, const char *title, const VizStep *steps, int n,
 	nav(out, steps, n);
 	bool ok = true;
 	for (int i = 0; i < n && ok; i++) {
-		const VizStep *s = &steps[i], *a = i ? &steps[i - 1] : NULL;
+		const VizStep *s = &steps[i];
+		const VizStep *a = i && !s->starts ? &steps[i - 1] : NULL;
 		sb_printf(out,
 			  "<section id=\"step-%d\">\n<h2>step %d: ", s->number,
 			  s->number);

@@ -17,6 +17,8 @@ typedef struct VizStep {
 	const char *stats; /* the `stats:` line of its module */
 	const HloModule *mod;
 	bool current; /* the step the session is at */
+	bool starts;  /* holds another module than the step before (load,
+			 new, ...): nothing to compare it with */
 } VizStep;
 
 /* Writes the page for steps[0..n) into out. Pictures go through

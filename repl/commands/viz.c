@@ -167,8 +167,12 @@ bool cmd_render(Session *s, const CmdArgs *a)
 	}
 	if (a->argc == 3 && !parse_depth(s, a->argv[2], &o.depth))
 		return false;
+	/* the step before, for what changed: not when this step holds
+	 * another module (load, new, example, a typed block) */
 	int kp = cmd_current_step(s) - 1;
-	if (repl_history_step(s, kp) && !(o.prev = repl_history_module(s, kp)))
+	const HistStep *now = repl_history_step(s, kp + 1);
+	if (repl_history_step(s, kp) && !(now && now->starts) &&
+	    !(o.prev = repl_history_module(s, kp)))
 		return false;
 	Picture p = {.b = s->mod, .o = o};
 	if (!draw_picture(s, &p, path, fmt))
@@ -271,7 +275,8 @@ bool cmd_report(Session *s, const CmdArgs *a)
 		stats_line(stats[i], sizeof stats[i], s->hist[i].mod);
 		steps[i] =
 			(VizStep){s->hist_dropped + i, s->hist[i].label,
-				  stats[i], s->hist[i].mod, i == s->hist_cur};
+				  stats[i], s->hist[i].mod, i == s->hist_cur,
+				  s->hist[i].starts};
 	}
 	char title[200], err[600];
 	snprintf(title, sizeof title, "xla-repl session: module %s",

@@ -145,20 +145,24 @@ static void test_report(void **state)
 	HloModule *b = load_file(GOLDEN, "fusion.hlo");
 	HloModule *c = load_file(GOLDEN, "fusion.hlo");
 	VizStep steps[] = {
-		{0, "load unfused.hlo", "stats: instructions=13", a, false},
-		{1, "pass fusion", "stats: instructions=16", b, false},
-		{2, "pass <nothing>", "stats: instructions=16", c, true},
+		{0, "load unfused.hlo", "stats: instructions=13", a, false,
+		 true},
+		{1, "pass fusion", "stats: instructions=16", b, false, false},
+		{2, "pass <nothing>", "stats: instructions=16", c, false,
+		 false},
+		{3, "load unfused.hlo", "stats: instructions=13", a, true,
+		 true},
 	};
 	StrBuf out;
 	sb_init(&out);
 	VizOpts o = {0};
 	char err[600] = "";
-	assert_true(viz_report(&out, "session & more", steps, 3, &o, err,
+	assert_true(viz_report(&out, "session & more", steps, 4, &o, err,
 			       sizeof err));
 	const char *h = sb_str(&out);
-	assert_int_equal(count(h, "<svg"), 3);
-	assert_int_equal(count(h, "class=\"pic\""), 3);
-	assert_int_equal(count(h, "<section"), 3);
+	assert_int_equal(count(h, "<svg"), 4);
+	assert_int_equal(count(h, "class=\"pic\""), 4);
+	assert_int_equal(count(h, "<section"), 4);
 	/* Labels are escaped; the diff is there; the last step changed
 	 * nothing. */
 	assert_non_null(strstr(h, "session &amp; more"));
@@ -166,6 +170,8 @@ static void test_report(void **state)
 	assert_null(strstr(h, "pass <nothing>"));
 	assert_non_null(strstr(h, "<span class=\"add\">"));
 	assert_non_null(strstr(h, "no differences from step 1"));
+	/* a step that loads another module is compared with none */
+	assert_null(strstr(h, "from step 2"));
 	/* Self-contained: no external script, style, font or image. */
 	assert_null(strstr(h, "src="));
 	assert_null(strstr(h, "<link"));
