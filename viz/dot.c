@@ -583,6 +583,19 @@ static void edge(View *v, const HloInstr *from, const HloInstr *to,
 	sb_puts(v->b, *sep == ',' ? "];\n" : ";\n");
 }
 
+enum { MAX_PARALLEL = 64 }; /* edges between one pair, as XLA's dumper */
+
+/* How many of u's operands before slot i are p, up to MAX_PARALLEL
+ * (a concatenate of thousands of one value would draw thousands of
+ * edges, which no layout finishes). */
+static int earlier_uses(const HloInstr *u, int i, const HloInstr *p)
+{
+	int k = 0;
+	for (int j = 0; j < i && k < MAX_PARALLEL; j++)
+		k += u->ops[j] == p;
+	return k;
+}
+
 /* Edges into u (a node, or an open fusion whose operands go to its fused
  * parameters). */
 static void edges_in(View *v, const HloInstr *u)
@@ -593,8 +606,36 @@ static void edges_in(View *v, const HloInstr *u)
 		if (folded(v, p) || !is_node(v, p))
 			continue;
 		const HloInstr *to = f ? hlo_comp_param(f, i) : u;
-		if (to)
+		if (to && (f || u->nops <= MAX_PARALLEL ||
+			   earlier_uses(u, i, p) < MAX_PARALLEL))
 			edge(v, source(v, p), to, u, i);
+	}
+}
+
+/* Dotted gray edges labelled ctrl from each of u's control
+ * predecessors (control-predecessors={a, %b}, names in u's
+ * computation) that the picture shows. */
+static void control_edges(View *v, const HloInstr *u)
+{
+	const HloAttr *a = hlo_attr_find_raw(u, "control-predecessors");
+	const char *p = a && a->key == A_RAW ? a->u.s : NULL;
+	char name[256];
+	while (p && *p) {
+		p += strspn(p, "{}, \t%");
+		size_t n = strcspn(p, "{}, \t");
+		if (!n)
+			break;
+		snprintf(name, sizeof name, "%.*s", (int)n, p);
+		p += n;
+		const HloInstr *x = hlo_comp_find(u->parent, name);
+		if (!x || folded(v, x) || !is_node(v, x))
+			continue;
+		sb_puts(v->b, "  ");
+		node_name(v, source(v, x));
+		sb_puts(v->b, " -> ");
+		node_name(v, u);
+		sb_puts(v->b, " [style=dotted, color=\"#9e9e9e\", "
+			      "label=\"ctrl\", fontcolor=\"#757575\"];\n");
 	}
 }
 
@@ -602,8 +643,11 @@ static void comp_edges(View *v, const HloComp *c)
 {
 	for (int i = 0; i < c->n; i++) {
 		const HloInstr *ins = c->instrs[i];
-		if (is_node(v, ins))
-			edges_in(v, ins);
+		if (!is_node(v, ins))
+			continue;
+		edges_in(v, ins);
+		if (c->module->control_preds)
+			control_edges(v, ins);
 	}
 }
 

@@ -249,6 +249,46 @@ static void test_cap_falls_back(void **state)
 	hlo_module_free(m);
 }
 
+/* Control edges are drawn dotted and labelled ctrl; a value read many
+ * times by one instruction draws at most 64 edges to it (as XLA's
+ * dumper), not one per operand. */
+static void test_control_and_parallel_edges(void **state)
+{
+	(void)state;
+	HloModule *m = load_text(
+		"HloModule m\n\nENTRY e {\n  p = f32[4] parameter(0)\n"
+		"  a = f32[4] negate(p)\n"
+		"  b = f32[4] exponential(p), control-predecessors={%a}\n"
+		"  ROOT t = (f32[4], f32[4]) tuple(a, b)\n}\n");
+	VizOpts o = {0};
+	char *dot = module_dot(m, &o, NULL);
+	char want[64];
+	snprintf(want, sizeof want, "n%d -> n%d [style=dotted",
+		 hlo_comp_find(m->entry, "a")->id,
+		 hlo_comp_find(m->entry, "b")->id);
+	assert_non_null(strstr(dot, want));
+	assert_int_equal(count(dot, "label=\"ctrl\""), 1);
+	free(dot);
+	hlo_module_free(m);
+
+	StrBuf t;
+	sb_init(&t);
+	sb_puts(&t, "HloModule c\n\nENTRY e {\n  p = f32[1] parameter(0)\n"
+		    "  ROOT c = f32[200] concatenate(");
+	for (int i = 0; i < 200; i++)
+		sb_printf(&t, "%sp", i ? ", " : "");
+	sb_puts(&t, "), dimensions={0}\n}\n");
+	m = load_text(sb_str(&t));
+	sb_free(&t);
+	dot = module_dot(m, &o, NULL);
+	snprintf(want, sizeof want, "n%d -> n%d ",
+		 hlo_comp_find(m->entry, "p")->id,
+		 hlo_comp_find(m->entry, "c")->id);
+	assert_int_equal(count(dot, want), 64);
+	free(dot);
+	hlo_module_free(m);
+}
+
 static void test_compare_panels(void **state)
 {
 	(void)state;
@@ -348,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_while_body_cluster),
 		cmocka_unit_test(test_neighbourhood),
 		cmocka_unit_test(test_cap_falls_back),
+		cmocka_unit_test(test_control_and_parallel_edges),
 		cmocka_unit_test(test_compare_panels),
 		cmocka_unit_test(test_corpus_cap),
 	};
