@@ -192,6 +192,12 @@ bool viz_render(const char *dot, const char *format, char **out, size_t *len,
 		gv_error_text(err, errcap, "rendering failed");
 		goto done;
 	}
+	/* An error on the way (a label it could not read, drawn with the
+	 * node's name instead) makes a wrong picture: none is made. */
+	if (gv_msg[0]) {
+		gv_error_text(err, errcap, "graphviz reported an error");
+		goto done;
+	}
 	*out = malloc((size_t)n + 1);
 	if (!*out) {
 		say(err, errcap, "out of memory");

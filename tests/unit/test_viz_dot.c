@@ -249,6 +249,38 @@ static void test_cap_falls_back(void **state)
 	hlo_module_free(m);
 }
 
+/* Text is valid UTF-8 whatever the module holds: a cut never splits a
+ * character, and bytes that are no UTF-8 become U+FFFD (Graphviz
+ * refused such labels and drew the node's id instead). */
+static void test_utf8_labels(void **state)
+{
+	(void)state;
+	StrBuf t;
+	sb_init(&t);
+	sb_puts(&t, "HloModule m\n\nENTRY e {\n  p = f32[4] parameter(0)\n"
+		    "  ROOT c = f32[4] custom-call(p), custom_call_target=\"");
+	for (int i = 0; i < 40; i++)
+		sb_puts(&t, "\xc3\xa9"); /* e acute */
+	sb_puts(&t, "\xff\xfe\"\n}\n");
+	HloModule *m = load_text(sb_str(&t));
+	sb_free(&t);
+	VizOpts o = {0};
+	char *dot = module_dot(m, &o, NULL);
+	for (size_t i = 0, n = strlen(dot); i < n;) {
+		size_t k = viz_utf8_len(dot + i, n - i);
+		if (!k)
+			fail_msg("byte %zu of the DOT text is no UTF-8", i);
+		i += k;
+	}
+	assert_non_null(strstr(dot, "\xc3\xa9..."));
+	free(dot);
+	sb_init(&t);
+	viz_html_escape(&t, "ab\xff\xc3", 4, false);
+	assert_string_equal(sb_str(&t), "ab\xef\xbf\xbd\xef\xbf\xbd");
+	sb_free(&t);
+	hlo_module_free(m);
+}
+
 /* Control edges are drawn dotted and labelled ctrl; a value read many
  * times by one instruction draws at most 64 edges to it (as XLA's
  * dumper), not one per operand. */
@@ -388,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_while_body_cluster),
 		cmocka_unit_test(test_neighbourhood),
 		cmocka_unit_test(test_cap_falls_back),
+		cmocka_unit_test(test_utf8_labels),
 		cmocka_unit_test(test_control_and_parallel_edges),
 		cmocka_unit_test(test_compare_panels),
 		cmocka_unit_test(test_corpus_cap),
