@@ -707,9 +707,26 @@ static void cut_edges(View *v, const HloInstr *ins)
 			  "  %s%d_in [shape=plaintext, label=\"%d operand%s\", "
 			  "fontcolor=\"#757575\"];\n",
 			  v->pfx, ins->id, in, in == 1 ? "" : "s");
-		sb_printf(v->b, "  %s%d_in -> ", v->pfx, ins->id);
-		node_name(v, source(v, ins));
-		sb_puts(v->b, " [style=dashed, color=\"#9e9e9e\"];\n");
+		/* into the node; into an open fusion, to the fused
+		 * parameters its cut operands feed */
+		const HloComp *f =
+			v->open[ins->id] ? hlo_instr_called_at(ins, 0) : NULL;
+		for (int k = 0, drawn = 0; k < (f ? ins->nops : 1) &&
+					   drawn < MAX_PARALLEL; k++) {
+			const HloInstr *o = ins->ops[k];
+			const HloInstr *to =
+				!f ? source(v, ins)
+				   : !folded(v, o) && !v->show[o->id]
+					     ? hlo_comp_param(f, k)
+					     : NULL;
+			if (!to)
+				continue;
+			sb_printf(v->b, "  %s%d_in -> ", v->pfx, ins->id);
+			node_name(v, to);
+			sb_puts(v->b,
+				" [style=dashed, color=\"#9e9e9e\"];\n");
+			drawn++;
+		}
 	}
 	if (out) {
 		sb_printf(v->b,

@@ -281,6 +281,37 @@ static void test_utf8_labels(void **state)
 	hlo_module_free(m);
 }
 
+/* A neighbourhood that cuts an open fusion's operands off draws their
+ * stub into the fused parameters they feed, not into its root. */
+static void test_cut_fusion_operands(void **state)
+{
+	(void)state;
+	HloModule *m = load_text(
+		"HloModule m\n\nfc {\n  x = f32[8] parameter(0)\n"
+		"  y = f32[8] parameter(1)\n  ROOT s = f32[8] add(x, y)\n}\n\n"
+		"ENTRY e {\n  p = f32[8] parameter(0)\n"
+		"  a = f32[8] exponential(p)\n  b = f32[8] negate(p)\n"
+		"  f = f32[8] fusion(a, b), kind=kLoop, calls=fc\n"
+		"  ROOT r = f32[8] negate(f)\n}\n");
+	const HloComp *fc = hlo_instr_called_at(
+		hlo_comp_find(m->entry, "f"), 0);
+	VizOpts o = {.center = hlo_comp_find(m->entry, "f"), .depth = 0};
+	char *dot = module_dot(m, &o, NULL);
+	int f = hlo_comp_find(m->entry, "f")->id;
+	char want[64];
+	const char *to[] = {"x", "y"};
+	for (int i = 0; i < 2; i++) {
+		snprintf(want, sizeof want, "n%d_in -> n%d ", f,
+			 hlo_comp_find(fc, to[i])->id);
+		assert_non_null(strstr(dot, want));
+	}
+	snprintf(want, sizeof want, "n%d_in -> n%d ", f,
+		 hlo_comp_find(fc, "s")->id);
+	assert_null(strstr(dot, want));
+	free(dot);
+	hlo_module_free(m);
+}
+
 /* Control edges are drawn dotted and labelled ctrl; a value read many
  * times by one instruction draws at most 64 edges to it (as XLA's
  * dumper), not one per operand. */
@@ -421,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_neighbourhood),
 		cmocka_unit_test(test_cap_falls_back),
 		cmocka_unit_test(test_utf8_labels),
+		cmocka_unit_test(test_cut_fusion_operands),
 		cmocka_unit_test(test_control_and_parallel_edges),
 		cmocka_unit_test(test_compare_panels),
 		cmocka_unit_test(test_corpus_cap),
