@@ -326,6 +326,26 @@ bool cmd_explain(Session *s, const CmdArgs *a)
 		fprintf(s->out, "%s (fusion rule)\n", r->name);
 		print_wrapped(s, text);
 	}
+	/* X-start, X-update, X-done: an asynchronous X, as printed for
+	 * async-start (etc.) wrapping a known opcode */
+	static const char *const parts[] = {"-start", "-update", "-done"};
+	size_t len = strlen(name);
+	for (size_t k = 0; !shown && k < 3; k++) {
+		size_t pl = strlen(parts[k]);
+		if (len <= pl || strcasecmp(name + len - pl, parts[k]))
+			continue;
+		char op[64], async[32];
+		snprintf(op, sizeof op, "%.*s", (int)(len - pl), name);
+		snprintf(async, sizeof async, "async%s", parts[k]);
+		const Topic *wrapped = cmd_topic_find(op, TOPIC_OPCODE);
+		const Topic *how = cmd_topic_find(async, TOPIC_OPCODE);
+		if (!wrapped || !how)
+			continue;
+		print_topic(s, how);
+		fputc('\n', s->out);
+		print_topic(s, wrapped);
+		shown = 2;
+	}
 	return shown ? true : unknown_topic(s, a->argv[0]);
 }
 
