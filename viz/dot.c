@@ -472,6 +472,20 @@ static void label(View *v, const HloInstr *ins)
 		sb_printf(b, "<br/><i>operand %d</i> = ", i);
 		inline_text(b, ins->ops[i]);
 	}
+	/* a fused parameter bound to a value written into labels (a small
+	 * constant): that value, as no edge brings it */
+	for (int i = 0; ins->op == HLO_PARAMETER && i < v->ncl; i++) {
+		const Cluster *c = &v->cl[i];
+		if (c->comp != ins->parent || !c->fusion ||
+		    ins->param_no < 0 || ins->param_no >= c->caller->nops)
+			continue;
+		const HloInstr *o = c->caller->ops[ins->param_no];
+		if (o && folded(v, o)) {
+			sb_puts(b, "<br/><i>bound to</i> ");
+			inline_text(b, o);
+		}
+		break;
+	}
 	sb_puts(b, ">");
 }
 

@@ -312,6 +312,31 @@ static void test_cut_fusion_operands(void **state)
 	hlo_module_free(m);
 }
 
+/* A small constant passed into a fusion is written into the label of
+ * the fused parameter it binds (no edge brings it there). */
+static void test_constant_bound_to_parameter(void **state)
+{
+	(void)state;
+	HloModule *m = load_text(
+		"HloModule m\n\nfc {\n  x = f32[2,2] parameter(0)\n"
+		"  k = f32[2,2] parameter(1)\n"
+		"  ROOT s = f32[2,2] add(x, k)\n}\n\n"
+		"ENTRY e {\n  p = f32[2,2] parameter(0)\n"
+		"  c = f32[2,2] constant({{1, 2}, {3, 4}})\n"
+		"  ROOT f = f32[2,2] fusion(p, c), kind=kLoop, calls=fc\n}\n");
+	VizOpts o = {0};
+	char *dot = module_dot(m, &o, NULL);
+	char *l = node_line(dot, m, "k");
+	assert_non_null(l);
+	assert_non_null(strstr(l, "bound to</i> f32[2,2] { { 1, 2 }, { 3, 4 } }"));
+	free(l);
+	l = node_line(dot, m, "x");
+	assert_null(strstr(l, "bound to"));
+	free(l);
+	free(dot);
+	hlo_module_free(m);
+}
+
 /* Control edges are drawn dotted and labelled ctrl; a value read many
  * times by one instruction draws at most 64 edges to it (as XLA's
  * dumper), not one per operand. */
@@ -452,6 +477,7 @@ int main(void)
 		cmocka_unit_test(test_neighbourhood),
 		cmocka_unit_test(test_cap_falls_back),
 		cmocka_unit_test(test_utf8_labels),
+		cmocka_unit_test(test_constant_bound_to_parameter),
 		cmocka_unit_test(test_cut_fusion_operands),
 		cmocka_unit_test(test_control_and_parallel_edges),
 		cmocka_unit_test(test_compare_panels),
