@@ -527,7 +527,9 @@ static void emit_node(View *v, const HloInstr *ins, int nest)
 	label(v, ins);
 	sb_printf(v->b, ", fillcolor=\"%s\", color=\"%s\", fontcolor=\"%s\"",
 		  s.fill, s.stroke, s.font);
-	if (ins->op == HLO_WHILE)
+	if (ins == v->center) /* highlighted, as XLA's dumper draws it */
+		sb_puts(v->b, ", shape=diamond");
+	else if (ins->op == HLO_WHILE)
 		sb_puts(v->b, ", shape=ellipse");
 	if (cut)
 		sb_puts(v->b, ", style=\"filled,dashed\"");

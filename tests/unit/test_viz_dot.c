@@ -211,6 +211,7 @@ static void test_neighbourhood(void **state)
 	/* The centre is highlighted; cut-off edges are dashed stubs. */
 	char *l = node_line(dot, m, "a4");
 	assert_non_null(strstr(l, "#b71c1c"));
+	assert_non_null(strstr(l, "shape=diamond"));
 	free(l);
 	l = node_line(dot, m, "a3");
 	assert_non_null(strstr(l, "filled,dashed"));
