@@ -274,6 +274,33 @@ static void bf16_nan(void **state)
 	assert_int_equal(f32_bits(dtype_bf16_to_float(0x7f81)), 0x7f810000);
 }
 
+/* The bit-level float -> f16/bf16 conversions agree with the generic
+ * one through double (dtype_double_to_small_float) on every float of a
+ * stride over all 2^32 patterns, and on every float of the exponents
+ * where f16 turns subnormal, rounds to zero or overflows. (Both were
+ * also compared on all 2^32 floats, bf16, and all floats with f16's
+ * exponents 100-145, 0 and 255, when the fast ones were written.) */
+static void fast_half_conversions_agree(void **state)
+{
+	(void)state;
+	long bad = 0;
+	for (uint64_t x = 0; x < ((uint64_t)1 << 32); x += 4099) {
+		float f = f32_of((uint32_t)x);
+		bad += dtype_float_to_f16(f) !=
+		       dtype_double_to_small_float(DT_F16, f);
+		bad += dtype_float_to_bf16(f) !=
+		       dtype_double_to_small_float(DT_BF16, f);
+	}
+	static const uint32_t exps[] = {102, 103, 112, 113, 142, 143};
+	for (size_t k = 0; k < sizeof exps / sizeof *exps; k++)
+		for (uint32_t m = 0; m < (1u << 23); m += 7) {
+			float f = f32_of(exps[k] << 23 | m);
+			bad += dtype_float_to_f16(f) !=
+			       dtype_double_to_small_float(DT_F16, f);
+		}
+	assert_int_equal(bad, 0);
+}
+
 /* --- f8 ----------------------------------------------------------------------- */
 
 static void f8e4m3fn_values(void **state)
@@ -442,6 +469,7 @@ int main(void)
 		cmocka_unit_test(f16_nan),
 		cmocka_unit_test(bf16_known_values),
 		cmocka_unit_test(bf16_nan),
+		cmocka_unit_test(fast_half_conversions_agree),
 		cmocka_unit_test(f8e4m3fn_values),
 		cmocka_unit_test(f8e5m2_values),
 		cmocka_unit_test(f8e4m3_and_e3m4_values),
