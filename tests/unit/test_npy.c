@@ -225,18 +225,13 @@ static int files_like(const char *prefix)
 	return k;
 }
 
-/* A write that fails (here at the file size limit) leaves the old file
- * as it was and no temporary file beside it; one that succeeds replaces
- * it; a device is written in place (not replaced by a file). */
-static void files_are_written_whole(void **state)
+/* Writes "old text" to path, then 8 KiB under a 4 KiB file size limit:
+ * the second write fails (EFBIG) and leaves the old text, and no
+ * temporary file beside it. */
+static void big_write_fails(const char *path)
 {
-	(void)state;
-	char path[128], got[64];
-	snprintf(path, sizeof path, "%s/whole.txt", tmpdir);
+	char got[64];
 	assert_true(file_write_whole(path, "old text\n", 9));
-	read_back(path, got, sizeof got);
-	assert_string_equal(got, "old text\n");
-
 	static char big[8192];
 	memset(big, 'x', sizeof big);
 	struct rlimit old, lim;
@@ -253,28 +248,28 @@ static void files_are_written_whole(void **state)
 	assert_int_equal(e, EFBIG);
 	read_back(path, got, sizeof got);
 	assert_string_equal(got, "old text\n");
-	assert_int_equal(files_like("whole.txt"), 1);
 	assert_int_equal(files_like(".xr-tmp"), 0);
+}
 
-	/* the same with a name as long as a name may be, where the
-	 * temporary's name cannot be the target's plus a suffix (the old
-	 * file was emptied and half written in place) */
+/* A write that fails (here at the file size limit) leaves the old file
+ * as it was and no temporary file beside it, also for a name as long as
+ * a name may be (the temporary's name cannot be the target's plus a
+ * suffix: the old file was emptied and half written in place); one that
+ * succeeds replaces it; a device is written in place (not replaced by a
+ * file). */
+static void files_are_written_whole(void **state)
+{
+	(void)state;
+	char path[128], got[64];
+	snprintf(path, sizeof path, "%s/whole.txt", tmpdir);
+	big_write_fails(path);
+	assert_int_equal(files_like("whole.txt"), 1);
+
 	char lpath[512], name[256];
 	memset(name, 'n', 250);
 	name[250] = 0;
 	snprintf(lpath, sizeof lpath, "%s/%s", tmpdir, name);
-	assert_true(file_write_whole(lpath, "old text\n", 9));
-	h = signal(SIGXFSZ, SIG_IGN);
-	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
-	ok = file_write_whole(lpath, big, sizeof big);
-	e = errno;
-	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
-	signal(SIGXFSZ, h);
-	assert_false(ok);
-	assert_int_equal(e, EFBIG);
-	read_back(lpath, got, sizeof got);
-	assert_string_equal(got, "old text\n");
-	assert_int_equal(files_like(".xr-tmp"), 0);
+	big_write_fails(lpath);
 	remove(lpath);
 
 	assert_true(file_write_whole(path, "new\n", 4));
