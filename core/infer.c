@@ -472,6 +472,15 @@ static Shape *r_compare(Cx *cx)
 		ok |= strcmp(dir, directions[i]) == 0;
 	if (!ok)
 		return fail(cx, "unknown comparison direction %s", dir);
+	/* type= must suit the element type, as XLA's verifier has it */
+	const char *type = hlo_attr_enum(cx->ins, A_TYPE);
+	DtypeKind k = dtype_kind(x->type);
+	bool fl = k == DK_FLOAT || k == DK_COMPLEX;
+	const char *want = fl ? "FLOAT" : k == DK_SINT ? "SIGNED" : "UNSIGNED";
+	if (type && strcmp(type, want) && !(fl && !strcmp(type, "TOTALORDER")))
+		return fail(cx, "comparison type %s does not suit %s operands "
+			    "(expected %s%s)", type, dtype_name(x->type), want,
+			    fl ? " or TOTALORDER" : "");
 	return like(cx, DT_PRED, x);
 }
 
