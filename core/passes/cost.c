@@ -60,17 +60,12 @@ enum {
 
 /* --- small arithmetic ------------------------------------------------ */
 
-static int64_t sat_add(int64_t a, int64_t b)
-{
-	return a > INT64_MAX - b ? INT64_MAX : a + b;
-}
-
 static void cost_add(Cost *into, const Cost *c)
 {
 	into->flops += c->flops;
 	into->transcendentals += c->transcendentals;
-	into->bytes_read = sat_add(into->bytes_read, c->bytes_read);
-	into->bytes_written = sat_add(into->bytes_written, c->bytes_written);
+	into->bytes_read = shape_bytes_add(into->bytes_read, c->bytes_read);
+	into->bytes_written = shape_bytes_add(into->bytes_written, c->bytes_written);
 }
 
 static void cost_max(Cost *into, const Cost *c)
@@ -427,7 +422,7 @@ static int64_t sliced_bytes(const HloInstr *p)
 		for (int j = 1; j < u->nops; j++) /* p as a start index */
 			if (u->ops[j] == p)
 				return -1;
-		sum = sat_add(sum, nbytes(u->shape));
+		sum = shape_bytes_add(sum, nbytes(u->shape));
 	}
 	return sum;
 }
@@ -507,7 +502,7 @@ static Cost kernel_cost(Memo *mo, const HloInstr *ins)
 	const HloComp *fc =
 		ins->op == HLO_FUSION ? hlo_attr_comp(ins, A_CALLS) : NULL;
 	for (int i = 0; i < ins->nops; i++)
-		c.bytes_read = sat_add(c.bytes_read,
+		c.bytes_read = shape_bytes_add(c.bytes_read,
 				       fc ? fusion_operand_bytes(ins, fc, i)
 					  : cost_operand_bytes(ins, i));
 	c.bytes_written = written_bytes(ins);
@@ -558,7 +553,7 @@ Cost cost_module(const HloModule *m) { return module_cost(m, false, false); }
 int64_t cost_bytes_moved(const HloModule *m)
 {
 	Cost c = module_cost(m, true, false);
-	return sat_add(c.bytes_read, c.bytes_written);
+	return shape_bytes_add(c.bytes_read, c.bytes_written);
 }
 
 /* Sanitizer builds (the tests under ASan, the fuzzers) work every
@@ -567,7 +562,7 @@ int64_t cost_bytes_moved(const HloModule *m)
 int64_t cost_bytes_moved_verified(HloModule *m)
 {
 	Cost c = module_cost(m, true, true);
-	int64_t b = sat_add(c.bytes_read, c.bytes_written);
+	int64_t b = shape_bytes_add(c.bytes_read, c.bytes_written);
 #if XR_ASAN
 	if (b != cost_bytes_moved(m)) {
 		fprintf(stderr, "cost_bytes_moved_verified: %lld bytes, but "

@@ -182,13 +182,10 @@ static CostRow total_row(const CostTable *t)
 		r.c.flops += k->c.flops;
 		r.c.transcendentals += k->c.transcendentals;
 		/* saturating, as the cost model's own sums (huge shapes) */
-		r.c.bytes_read = r.c.bytes_read > INT64_MAX - k->c.bytes_read
-					 ? INT64_MAX
-					 : r.c.bytes_read + k->c.bytes_read;
-		r.c.bytes_written =
-			r.c.bytes_written > INT64_MAX - k->c.bytes_written
-				? INT64_MAX
-				: r.c.bytes_written + k->c.bytes_written;
+		r.c.bytes_read = shape_bytes_add(r.c.bytes_read,
+						 k->c.bytes_read);
+		r.c.bytes_written = shape_bytes_add(r.c.bytes_written,
+						    k->c.bytes_written);
 		for (int m = 0; m < 2; m++)
 			r.t[m] += k->t[m];
 	}
