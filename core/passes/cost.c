@@ -39,10 +39,11 @@
  * inside counts nothing.
  *
  * Control flow: call is the sum of its computation's kernels; while is
- * its body's and condition's kernels counted once (the trip count is not
- * known: XLA does the same); conditional takes, figure by figure, the
- * most expensive branch (only one runs); async-start its wrapped
- * computation (async-update/-done cost nothing).
+ * its body's kernels times its trip count and its condition's one time
+ * more, when the trip count is known (cost_trip_count), else each once
+ * (as XLA's HloCostAnalysis always counts them); conditional takes,
+ * figure by figure, the most expensive branch (only one runs);
+ * async-start its wrapped computation (async-update/-done cost nothing).
  *
  * Computations reached several times are costed once (a memo), so
  * shared reducers and nested calls stay linear. */
@@ -351,6 +352,305 @@ static Cost flops_of(Memo *mo, const HloInstr *ins)
 	return (Cost){out, is_transcendental(ins) ? out : 0, 0, 0};
 }
 
+/* --- while loops: the trip count ----------------------------------------- */
+
+/* A value looked at through fusions: a fused computation's root stands
+ * for its fusion (a tuple root's elements for the fusion's
+ * get-tuple-elements), a fused parameter for the fusion's operand. So
+ * a loop whose counter fusion took into a kernel is still seen. */
+typedef struct {
+	const HloInstr *x;
+	const HloInstr *fus[8]; /* the fusions entered, innermost last */
+	int n;
+} Val;
+
+static Val resolve(Val v)
+{
+	for (int steps = 0; v.x && steps < 64; steps++) {
+		const HloInstr *x = v.x, *in = x->nops ? x->ops[0] : NULL;
+		const HloComp *fc = NULL;
+		if (x->op == HLO_FUSION && v.n < 8 &&
+		    (fc = hlo_attr_comp(x, A_CALLS)) && fc->root) {
+			v.fus[v.n++] = x;
+			v.x = fc->root;
+		} else if (x->op == HLO_GET_TUPLE_ELEMENT && in &&
+			   (in->op == HLO_TUPLE || in->op == HLO_FUSION)) {
+			int64_t i;
+			const HloInstr *t = in;
+			if (in->op == HLO_FUSION) {
+				fc = v.n < 8 ? hlo_attr_comp(in, A_CALLS) : NULL;
+				t = fc ? fc->root : NULL;
+			}
+			if (!t || t->op != HLO_TUPLE ||
+			    !hlo_attr_int(x, A_INDEX, &i) || i < 0 ||
+			    i >= t->nops)
+				break;
+			if (in->op == HLO_FUSION)
+				v.fus[v.n++] = in;
+			v.x = t->ops[i];
+		} else if (x->op == HLO_PARAMETER && v.n &&
+			   x->parent == hlo_attr_comp(v.fus[v.n - 1], A_CALLS) &&
+			   x->param_no >= 0 &&
+			   x->param_no < v.fus[v.n - 1]->nops) {
+			v.x = v.fus[--v.n]->ops[x->param_no];
+		} else {
+			break;
+		}
+	}
+	return v;
+}
+
+static Val val_of(const HloInstr *x)
+{
+	return resolve((Val){.x = x});
+}
+
+/* Operand i of v's instruction, resolved in v's fusions. */
+static Val operand(Val v, int i)
+{
+	if (!v.x || i >= v.x->nops) {
+		v.x = NULL;
+		return v;
+	}
+	v.x = v.x->ops[i];
+	return resolve(v);
+}
+
+/* The scalar integer constant v holds, when it is one of type t. */
+static bool int_const(Val v, Dtype t, int64_t *out)
+{
+	const HloInstr *x = v.x;
+	if (!x || x->op != HLO_CONSTANT || !x->literal || !x->shape ||
+	    x->shape->type != t || x->shape->rank != 0)
+		return false;
+	*out = literal_get_i64(x->literal, 0);
+	/* a u64 past 2^63 reads negative: beyond what is worked out here */
+	return dtype_kind(t) != DK_UINT || *out >= 0;
+}
+
+/* Element k of the loop state that v is (a get-tuple-element of loop
+ * computation c's parameter; the parameter itself when the state is
+ * not a tuple, k = -1). */
+static bool state_elem(Val v, const HloComp *c, int64_t *k)
+{
+	const HloInstr *x = v.x;
+	if (!x || v.n || x->parent != c)
+		return false;
+	if (x->op == HLO_PARAMETER && x->param_no == 0 &&
+	    x->shape->type != DT_TUPLE) {
+		*k = -1;
+		return true;
+	}
+	return x->op == HLO_GET_TUPLE_ELEMENT && x->nops == 1 &&
+	       x->ops[0]->op == HLO_PARAMETER && x->ops[0]->param_no == 0 &&
+	       hlo_attr_int(x, A_INDEX, k);
+}
+
+/* The value element k of the state has when the loop starts (init is
+ * the while's operand): a constant, as such or in a tuple. */
+static bool start_value(const HloInstr *init, int64_t k, Dtype t, int64_t *v)
+{
+	Val s = val_of(init);
+	if (k < 0)
+		return int_const(s, t, v);
+	return s.x && s.x->op == HLO_TUPLE && k < s.x->nops &&
+	       int_const(operand(s, (int)k), t, v);
+}
+
+/* What the body makes of element k of the state. */
+static Val body_elem(const HloComp *body, int64_t k)
+{
+	Val r = val_of(body->root);
+	if (k < 0)
+		return r;
+	if (!r.x || r.x->op != HLO_TUPLE || k >= r.x->nops) {
+		r.x = NULL;
+		return r;
+	}
+	return operand(r, (int)k);
+}
+
+/* Does the body leave element k as it is? */
+static bool invariant(const HloComp *body, int64_t k)
+{
+	int64_t j;
+	return state_elem(body_elem(body, k), body, &j) && j == k;
+}
+
+/* Does the body add a constant (*step) to element k? */
+static bool stepped(const HloComp *body, int64_t k, Dtype t, int64_t *step)
+{
+	Val e = body_elem(body, k);
+	const HloInstr *x = e.x;
+	if (!x || x->nops != 2 ||
+	    (x->op != HLO_ADD && x->op != HLO_SUBTRACT))
+		return false;
+	int64_t j;
+	for (int i = 0; i < 2; i++) {
+		if (!state_elem(operand(e, i), body, &j) || j != k ||
+		    !int_const(operand(e, 1 - i), t, step))
+			continue;
+		if (x->op == HLO_ADD)
+			return true;
+		/* i - s; s - i steps nothing steadily */
+		return i == 0 && !__builtin_sub_overflow(0, *step, step);
+	}
+	return false;
+}
+
+/* The bound the condition compares the counter with: a constant, or an
+ * element of the state the body leaves alone that starts as one. */
+static bool bound_value(Val x, const HloComp *cond, const HloInstr *w,
+			int64_t ck, Dtype t, int64_t *v)
+{
+	if (int_const(x, t, v))
+		return true;
+	int64_t j;
+	return state_elem(x, cond, &j) && j >= 0 && j != ck &&
+	       invariant(hlo_attr_comp(w, A_BODY), j) &&
+	       start_value(w->ops[0], j, t, v);
+}
+
+/* Body runs of `for (i = c0; i DIR n; i += step)`, or -1 (endless, the
+ * counter would leave its type on the way, or past 2^63 runs).
+ * Distances are taken unsigned: n - c0 may not fit an int64_t. */
+static int64_t loop_runs(const char *dir, int64_t c0, int64_t n, int64_t step,
+			 Dtype t)
+{
+	bool up = step > 0;
+	uint64_t s = up ? (uint64_t)step : 0 - (uint64_t)step;
+	uint64_t d = n >= c0 ? (uint64_t)n - (uint64_t)c0
+			     : (uint64_t)c0 - (uint64_t)n;
+	uint64_t runs;
+	bool eq = dir[1] == 'E' || !strcmp(dir, "EQ");
+	if (!strcmp(dir, "LT") || !strcmp(dir, "LE")) {
+		if (c0 > n || (c0 == n && !eq))
+			return 0;
+		if (!up)
+			return -1;
+		if (d / s == UINT64_MAX) /* 2^64 runs (from the minimum) */
+			return -1;
+		runs = d / s + (eq || d % s != 0);
+	} else if (!strcmp(dir, "GT") || !strcmp(dir, "GE")) {
+		if (c0 < n || (c0 == n && !eq))
+			return 0;
+		if (step >= 0)
+			return -1;
+		if (d / s == UINT64_MAX) /* 2^64 runs (from the minimum) */
+			return -1;
+		runs = d / s + (eq || d % s != 0);
+	} else if (!strcmp(dir, "NE")) {
+		if (c0 == n)
+			return 0;
+		if (step == 0 || (n > c0) != up || d % s != 0)
+			return -1;
+		runs = d / s;
+	} else if (!strcmp(dir, "EQ")) {
+		if (c0 != n)
+			return 0;
+		if (step == 0)
+			return -1;
+		runs = 1;
+	} else {
+		return -1;
+	}
+	/* The counter's last value, c0 + runs * step, must fit its type:
+	 * the room between c0 and the type's end in the step's direction. */
+	int bits = dtype_bits(t);
+	bool sgn = dtype_kind(t) == DK_SINT;
+	int64_t hi = bits >= 64 ? INT64_MAX
+		     : sgn      ? ((int64_t)1 << (bits - 1)) - 1
+				: ((int64_t)1 << bits) - 1;
+	int64_t lo = !sgn ? 0 : bits >= 64 ? INT64_MIN : -hi - 1;
+	uint64_t room = up ? (uint64_t)hi - (uint64_t)c0
+			   : (uint64_t)c0 - (uint64_t)lo;
+	if (runs > (uint64_t)INT64_MAX || (s && runs > room / s))
+		return -1;
+	return (int64_t)runs;
+}
+
+/* n of "known_trip_count":{"n":"10"} in a backend_config, written as
+ * JSON or as a string of it (quotes escaped). */
+static int64_t known_trip_count(const HloInstr *w)
+{
+	const HloAttr *a = hlo_attr_find_raw(w, "backend_config");
+	const char *p = a && a->u.s ? strstr(a->u.s, "known_trip_count") : NULL;
+	if (!p || !(p = strchr(p, '{')) || !(p = strstr(p, "n")))
+		return -1;
+	p++;
+	while (*p == '"' || *p == '\\' || *p == ':' || *p == ' ')
+		p++;
+	if (*p < '0' || *p > '9')
+		return -1;
+	int64_t n = 0;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if (__builtin_mul_overflow(n, 10, &n) ||
+		    __builtin_add_overflow(n, *p - '0', &n))
+			return -1;
+	return n;
+}
+
+static const char *relation(const char *dir)
+{
+	static const char *const rel[][2] = {{"LT", "<"},  {"LE", "<="},
+					     {"GT", ">"},  {"GE", ">="},
+					     {"EQ", "=="}, {"NE", "!="}};
+	for (size_t i = 0; i < sizeof rel / sizeof *rel; i++)
+		if (!strcmp(dir, rel[i][0]))
+			return rel[i][1];
+	return dir;
+}
+
+int64_t cost_trip_count(const HloInstr *w, char *how, size_t cap)
+{
+	if (how && cap)
+		how[0] = 0;
+	if (!w || w->op != HLO_WHILE || w->nops != 1)
+		return -1;
+	int64_t n = known_trip_count(w);
+	if (n >= 0) {
+		if (how)
+			snprintf(how, cap, "known_trip_count in its backend_config");
+		return n;
+	}
+	const HloComp *cond = hlo_attr_comp(w, A_CONDITION);
+	const HloComp *body = hlo_attr_comp(w, A_BODY);
+	Val cv = val_of(cond ? cond->root : NULL);
+	const HloInstr *cmp = cv.x;
+	if (!body || !cmp || cmp->op != HLO_COMPARE || cmp->nops != 2)
+		return -1;
+	const char *dir = hlo_attr_enum(cmp, A_DIRECTION);
+	Dtype t = cmp->ops[0]->shape->type;
+	if (!dir || !dtype_is_int(t) || cmp->ops[0]->shape->rank != 0)
+		return -1;
+	static const char *const flip[][2] = {
+		{"LT", "GT"}, {"LE", "GE"}, {"GT", "LT"},
+		{"GE", "LE"}, {"EQ", "EQ"}, {"NE", "NE"}};
+	for (int side = 0; side < 2; side++) {
+		int64_t k, c0, bound, step;
+		if (!state_elem(operand(cv, side), cond, &k) ||
+		    !stepped(body, k, t, &step) ||
+		    !start_value(w->ops[0], k, t, &c0) ||
+		    !bound_value(operand(cv, 1 - side), cond, w, k, t, &bound))
+			continue;
+		const char *d = dir;
+		for (size_t f = 0; side && f < sizeof flip / sizeof *flip; f++)
+			if (!strcmp(dir, flip[f][0])) {
+				d = flip[f][1];
+				break;
+			}
+		n = loop_runs(d, c0, bound, step, t);
+		if (n >= 0 && how)
+			snprintf(how, cap,
+				 "its counter goes from %lld while %s %lld, "
+				 "by %lld",
+				 (long long)c0, relation(d), (long long)bound,
+				 (long long)step);
+		return n;
+	}
+	return -1;
+}
+
 /* --- bytes and kernels ------------------------------------------------ */
 
 static Cost kernel_cost(Memo *mo, const HloInstr *ins);
@@ -392,12 +692,32 @@ static Cost comp_flops(Memo *mo, const HloComp *c)
 	return comp_sum(mo, c, M_FLOPS);
 }
 
+/* c run n times over (bytes saturate, as every byte sum here). */
+static Cost cost_times(Cost c, int64_t n)
+{
+	c.flops *= (double)n;
+	c.transcendentals *= (double)n;
+	int64_t *b[2] = {&c.bytes_read, &c.bytes_written};
+	for (int i = 0; i < 2; i++)
+		if (__builtin_mul_overflow(*b[i], n, b[i]))
+			*b[i] = INT64_MAX;
+	return c;
+}
+
 static Cost called_sum(Memo *mo, const HloInstr *ins, MemoKind k)
 {
 	Cost sum = {0};
 	int n = hlo_instr_ncalled(ins);
+	/* a while with a known trip count: the body that many times, the
+	 * condition once more; else each once, as XLA counts them */
+	int64_t trips = ins->op == HLO_WHILE ? cost_trip_count(ins, NULL, 0)
+					     : -1;
+	const HloComp *body = trips >= 0 ? hlo_attr_comp(ins, A_BODY) : NULL;
 	for (int i = 0; i < n; i++) {
-		Cost one = comp_sum(mo, hlo_instr_called_at(ins, i), k);
+		const HloComp *c = hlo_instr_called_at(ins, i);
+		Cost one = comp_sum(mo, c, k);
+		if (trips >= 0)
+			one = cost_times(one, c == body ? trips : trips + 1);
 		if (ins->op == HLO_CONDITIONAL)
 			cost_max(&sum, &one);
 		else

@@ -63,6 +63,15 @@ Cost cost_flops(const HloInstr *ins);
 /* Bytes the kernel ins reads of its operand i (a slice reads only what
  * it returns; a fusion only what its fused computation reads). */
 int64_t cost_operand_bytes(const HloInstr *ins, int i);
+/* How many times while loop w runs its body: n of known_trip_count in
+ * its backend_config, or, as XLA's while-loop analysis finds simple
+ * loops, from a counter: an integer element of the loop state that
+ * starts as a constant, that the body adds a constant to, and that the
+ * condition's root compares with a constant (or with an element the
+ * body leaves alone that starts as one). -1 when not known (also for a
+ * loop that would not end, or whose counter would wrap). how (cap
+ * bytes, may be NULL) gets where the figure comes from, in words. */
+int64_t cost_trip_count(const HloInstr *w, char *how, size_t cap);
 /* Arithmetic intensity: flops per byte moved (0 when no bytes move). */
 double cost_intensity(const Cost *c);
 

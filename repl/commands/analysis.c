@@ -80,7 +80,6 @@ typedef struct {
 	CostMachine mc[2];
 	CostRow *rows;
 	int n;
-	bool has_while;
 } CostTable;
 
 static void machines(const Session *s, CostMachine mc[2])
@@ -103,6 +102,9 @@ static const char *kind_of(char *buf, size_t cap, const HloInstr *ins)
 		ins->op == HLO_FUSION ? hlo_attr_enum(ins, A_KIND) : NULL;
 	if (k)
 		snprintf(buf, cap, "fusion:%s", k);
+	else if (ins->op == HLO_WHILE && cost_trip_count(ins, NULL, 0) >= 0)
+		snprintf(buf, cap, "while x%lld",
+			 (long long)cost_trip_count(ins, NULL, 0));
 	else if (ins->op == HLO_WHILE)
 		snprintf(buf, cap, "while*");
 	else
@@ -120,7 +122,6 @@ static bool kernel_rows(CostTable *t, const HloComp *c)
 		const HloInstr *ins = c->instrs[i];
 		if (!hlo_launches_kernel(ins->op))
 			continue;
-		t->has_while |= ins->op == HLO_WHILE;
 		t->rows[t->n] = make_row(t->mc, ins, cost_instr(ins));
 		t->rows[t->n].seq = t->n;
 		t->n++;
@@ -209,11 +210,36 @@ static void machine_line(Session *s, const CostRow *r)
 		r->t[0] * 1e6, r->t[1] * 1e6);
 }
 
-static void while_note(Session *s, bool has_while)
+/* How the while loops among the n instructions were counted: each one
+ * with a known trip count on a line of its own (the first few), the
+ * others together. */
+static void while_note(Session *s, const HloInstr *const *w, int n)
 {
-	if (has_while)
-		fprintf(s->out, "* while: body and condition counted once "
-				"(the trip count is not known)\n");
+	enum { SHOWN = 8 };
+	int known = 0, unknown = 0;
+	for (int i = 0; i < n; i++) {
+		if (w[i]->op != HLO_WHILE)
+			continue;
+		char how[160];
+		long long trips = cost_trip_count(w[i], how, sizeof how);
+		if (trips < 0) {
+			unknown++;
+		} else if (known++ < SHOWN) {
+			fprintf(s->out,
+				"* while %s: body %lld time%s, condition "
+				"%lld (%lld trip%s: %s)\n",
+				w[i]->name, trips, trips == 1 ? "" : "s",
+				trips + 1, trips, trips == 1 ? "" : "s", how);
+		}
+	}
+	if (known > SHOWN)
+		fprintf(s->out, "* ... and %d more while loops with a known "
+				"trip count\n", known - SHOWN);
+	if (unknown)
+		fprintf(s->out,
+			"* while%s: body and condition counted once (the "
+			"trip count is not known)\n",
+			known ? " (the others)" : "");
 }
 
 /* Rows (the slowest COST_MAX_ROWS when there are more), a total, the
@@ -237,7 +263,12 @@ static void print_table(Session *s, CostTable *t, const char *total_label)
 			"cpu are listed)\n",
 			t->n - shown, t->n - shown == 1 ? "" : "s", shown);
 	row_print(s, &tot, wn, wk, total_label);
-	while_note(s, t->has_while);
+	const HloInstr **w = malloc(sizeof *w * ((size_t)t->n + 1));
+	for (int i = 0; w && i < t->n; i++)
+		w[i] = t->rows[i].ins;
+	if (w)
+		while_note(s, w, t->n);
+	free(w);
 	machine_line(s, &tot);
 }
 
@@ -306,8 +337,10 @@ static bool called_detail(Session *s, const HloInstr *ins)
 		machines(s, t.mc);
 		if (!kernel_rows(&t, c))
 			return repl_error(s, "out of memory");
-		fprintf(s->out, "kernels of %s:%s\n", c->name,
-			t.n ? "" : " none");
+		bool per_trip = ins->op == HLO_WHILE &&
+				cost_trip_count(ins, NULL, 0) >= 0;
+		fprintf(s->out, "kernels of %s%s:%s\n", c->name,
+			per_trip ? " (one run)" : "", t.n ? "" : " none");
 		int wn, wk;
 		widths(t.rows, t.n, "", &wn, &wk);
 		if (t.n)
@@ -349,7 +382,7 @@ static bool cost_one(Session *s, const char *name)
 		ok = called_detail(s, ins);
 	if (!ok)
 		return false;
-	while_note(s, ins->op == HLO_WHILE);
+	while_note(s, &ins, 1);
 	machine_line(s, &r);
 	return true;
 }

@@ -207,7 +207,8 @@ static void test_fusion_whole_and_tuple(void **state)
 	hlo_module_free(m);
 }
 
-/* A while: its body and condition once.
+/* A while whose counter goes from 0 while < 10 by 1: its body 10 times,
+ * its condition 11; started from a parameter, each once (not known).
  *   body: i1 = add(i, 1)       s32[]: 1 flop, reads 8, writes 4
  *         x2 = multiply(x, x)  f32[8]: 8 flops, reads 64, writes 32
  *   cond: compare(i, 10)       1 flop, reads 8, writes 1 (pred)
@@ -241,13 +242,188 @@ static void test_while_and_call(void **state)
 		"  c = f32[8] call(x), to_apply=sq\n"
 		"  z = s32[] constant(0)\n"
 		"  init = (s32[], f32[8]) tuple(z, c)\n"
-		"  ROOT w = (s32[], f32[8]) while(init), condition=cond, "
+		"  w = (s32[], f32[8]) while(init), condition=cond, "
+		"body=body\n"
+		"  s = s32[] parameter(1)\n"
+		"  init2 = (s32[], f32[8]) tuple(s, c)\n"
+		"  ROOT w2 = (s32[], f32[8]) while(init2), condition=cond, "
 		"body=body\n"
 		"}\n");
-	assert_cost(cost_instr(find(m, "w")), 10, 0, 80, 37);
+	assert_int_equal(cost_trip_count(find(m, "w"), NULL, 0), 10);
+	assert_cost(cost_instr(find(m, "w")), 9 * 10 + 11, 0, 72 * 10 + 8 * 11,
+		    36 * 10 + 11);
+	assert_int_equal(cost_trip_count(find(m, "w2"), NULL, 0), -1);
+	assert_cost(cost_instr(find(m, "w2")), 10, 0, 80, 37);
 	assert_cost(cost_instr(find(m, "c")), 8, 0, 64, 32);
-	assert_cost(cost_module(m), 18, 0, 144, 69);
+	assert_cost(cost_module(m), 8 + 101 + 10, 0, 64 + 808 + 80,
+		    32 + 371 + 37);
 	hlo_module_free(m);
+}
+
+/* --- trip counts: worked out against a simulation and the interpreter */
+
+typedef struct {
+	const char *name;
+	int bits;
+	bool sgn;
+} LoopType;
+
+static bool fits(const LoopType *t, int64_t v)
+{
+	if (t->bits == 64)
+		return t->sgn || v >= 0;
+	int64_t lo = t->sgn ? -((int64_t)1 << (t->bits - 1)) : 0;
+	int64_t hi = t->sgn ? ((int64_t)1 << (t->bits - 1)) - 1
+			    : ((int64_t)1 << t->bits) - 1;
+	return v >= lo && v <= hi;
+}
+
+static bool holds(const char *dir, int64_t a, int64_t b)
+{
+	return !strcmp(dir, "LT")   ? a < b
+	       : !strcmp(dir, "LE") ? a <= b
+	       : !strcmp(dir, "GT") ? a > b
+	       : !strcmp(dir, "GE") ? a >= b
+	       : !strcmp(dir, "EQ") ? a == b
+				    : a != b;
+}
+
+/* Body runs of the loop, -1 when its counter leaves its type (wraps),
+ * LONG_LOOP when it runs past 5000 (endless, or too long to follow). */
+#define LONG_LOOP (-2)
+
+static int64_t simulate(const LoopType *t, const char *dir, bool swap,
+			int64_t c0, int64_t n, int64_t step)
+{
+	int64_t i = c0, runs = 0;
+	while (swap ? holds(dir, n, i) : holds(dir, i, n)) {
+		if (++runs > 5000)
+			return LONG_LOOP;
+		if (__builtin_add_overflow(i, step, &i) || !fits(t, i))
+			return -1;
+	}
+	return runs;
+}
+
+/* Loops `for (i = c0; i DIR n (or n DIR i); i += step)` over integer
+ * types, directions, starts and bounds near the types' limits: the
+ * trip count is the simulation's, -1 exactly when the simulation wraps
+ * (past 5000 runs, where it stops following: -1 or more than 5000);
+ * and the interpreter runs the body that many times (a second element
+ * of the state counts the runs). */
+static void test_trip_counts(void **state)
+{
+	(void)state;
+	static const LoopType types[] = {{"s8", 8, true},   {"u8", 8, false},
+					 {"s32", 32, true}, {"u32", 32, false},
+					 {"s64", 64, true}, {"u64", 64, false}};
+	static const char *const dirs[] = {"LT", "LE", "GT", "GE", "EQ", "NE"};
+	int known = 0, cases = 0;
+	for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
+		const LoopType *t = &types[ti];
+		int64_t max = t->bits == 64 ? INT64_MAX
+			      : t->sgn      ? ((int64_t)1 << (t->bits - 1)) - 1
+					    : ((int64_t)1 << t->bits) - 1;
+		int64_t min = !t->sgn ? 0
+			      : t->bits == 64 ? INT64_MIN
+					      : -((int64_t)1 << (t->bits - 1));
+		const int64_t starts[] = {0, 7, -5, max - 4, min};
+		const int64_t bounds[] = {10, -3, max, min, 0};
+		const int64_t steps[] = {1, 3, -1, -2, 0};
+		for (size_t di = 0; di < 6; di++)
+			for (int k = 0; k < 5 * 5 * 5 * 2; k++) {
+				int64_t c0 = starts[k % 5],
+					n = bounds[k / 5 % 5],
+					step = steps[k / 25 % 5];
+				bool swap = k / 125;
+				bool sub = step < 0 && (!t->sgn || k % 2);
+				bool in_state = k % 3 == 0;
+				if (!fits(t, c0) || !fits(t, n) ||
+				    !fits(t, sub ? -step : step))
+					continue;
+				cases++;
+				const char *dir = dirs[di], *ty = t->name;
+				char bound[96], text[2048];
+				if (in_state)
+					snprintf(bound, sizeof bound,
+						 "n = %s[] get-tuple-element(p), "
+						 "index=2", ty);
+				else /* a constant of the condition's own */
+					snprintf(bound, sizeof bound,
+						 "n = %s[] constant(%lld)", ty,
+						 (long long)n);
+				snprintf(
+					text, sizeof text,
+					"HloModule t\n\n"
+					"cond {\n"
+					"  p = (%s[], s64[], %s[]) parameter(0)\n"
+					"  i = %s[] get-tuple-element(p), index=0\n"
+					"  %s\n"
+					"  ROOT c = pred[] compare(%s, %s), "
+					"direction=%s\n"
+					"}\n\n"
+					"body {\n"
+					"  p = (%s[], s64[], %s[]) parameter(0)\n"
+					"  i = %s[] get-tuple-element(p), index=0\n"
+					"  r = s64[] get-tuple-element(p), index=1\n"
+					"  n = %s[] get-tuple-element(p), index=2\n"
+					"  s = %s[] constant(%lld)\n"
+					"  i1 = %s[] %s(i, s)\n"
+					"  one = s64[] constant(1)\n"
+					"  r1 = s64[] add(r, one)\n"
+					"  ROOT t = (%s[], s64[], %s[]) tuple(i1, r1, n)\n"
+					"}\n\n"
+					"ENTRY e {\n"
+					"  c0 = %s[] constant(%lld)\n"
+					"  z = s64[] constant(0)\n"
+					"  n = %s[] constant(%lld)\n"
+					"  init = (%s[], s64[], %s[]) tuple(c0, z, n)\n"
+					"  w = (%s[], s64[], %s[]) while(init), "
+					"condition=cond, body=body\n"
+					"  ROOT runs = s64[] get-tuple-element(w), "
+					"index=1\n"
+					"}\n",
+					ty, ty, ty, bound, swap ? "n" : "i",
+					swap ? "i" : "n", dir, ty, ty, ty, ty, ty,
+					(long long)(sub ? -step : step), ty,
+					sub ? "subtract" : "add", ty, ty, ty,
+					(long long)c0, ty, (long long)n, ty, ty,
+					ty, ty);
+				HloModule *m = load_text(text);
+				int64_t want = simulate(t, dir, swap, c0, n,
+							step);
+				char how[160];
+				int64_t got = cost_trip_count(find(m, "w"), how,
+							      sizeof how);
+				/* past 5000: endless (-1), or as many runs
+				 * as the simulation did not follow */
+				if (want == LONG_LOOP && (got == -1 || got > 5000))
+					want = got;
+				if (got != want)
+					fail_msg("%s %s %s%s c0=%lld n=%lld "
+						 "step=%lld: trip count %lld, "
+						 "simulated %lld\n%s",
+						 ty, dir, swap ? "swapped " : "",
+						 sub ? "subtract" : "add",
+						 (long long)c0, (long long)n,
+						 (long long)step, (long long)got,
+						 (long long)want, text);
+				if (got >= 0 && got <= 5000) {
+					known++;
+					assert_true(how[0] != 0);
+					Arena a;
+					arena_init(&a);
+					Literal *r = interp_ok(m, NULL, &a);
+					assert_int_equal(literal_get_i64(r, 0),
+							 got);
+					arena_free(&a);
+				}
+				hlo_module_free(m);
+			}
+	}
+	/* most of them end without wrapping */
+	assert_true(known > cases / 4);
+	print_message("trip counts: %d loops, %d known\n", cases, known);
 }
 
 /* A conditional: each figure from its most expensive branch (only one
@@ -433,6 +609,7 @@ int main(void)
 		cmocka_unit_test(test_fusion_slices),
 		cmocka_unit_test(test_fusion_whole_and_tuple),
 		cmocka_unit_test(test_while_and_call),
+		cmocka_unit_test(test_trip_counts),
 		cmocka_unit_test(test_conditional),
 		cmocka_unit_test(test_dynamic_update_slice),
 		cmocka_unit_test(test_bytes_after_verify),

@@ -7,6 +7,7 @@
 #include <limits.h>
 
 #include "compare.h"
+#include "passes/cost.h"
 #include "passes/pass.h"
 #include "passes/passes.h"
 #include "print.h"
@@ -799,7 +800,7 @@ static double run_budget(void)
 }
 
 typedef struct Totals {
-	int modules, loaded, changed[8], numeric, numeric_skipped;
+	int modules, loaded, changed[8], numeric, numeric_skipped, trips;
 	int failures;
 	double pass_ms[8], interp_ms, total_ms;
 } Totals;
@@ -868,6 +869,42 @@ static bool reloads(const HloModule *m, const char *file)
 	return ok;
 }
 
+/* Every while loop of before with a known trip count that after still
+ * has (by name) has the same count there: the passes (fusion taking the
+ * counter into a kernel) keep the cost model's view of the loop.
+ * Returns how many were compared, -1 on a difference. */
+static int trips_kept(const HloModule *before, const HloModule *after,
+		      const char *file)
+{
+	int n = 0;
+	for (int ci = 0; ci < before->ncomps; ci++) {
+		const HloComp *c = before->comps[ci];
+		for (int i = 0; i < c->n; i++) {
+			const HloInstr *w = c->instrs[i];
+			int64_t t = w->op == HLO_WHILE
+					    ? cost_trip_count(w, NULL, 0)
+					    : -1;
+			for (int cj = 0; t >= 0 && cj < after->ncomps; cj++) {
+				const HloInstr *w2 =
+					hlo_comp_find(after->comps[cj], w->name);
+				if (!w2 || w2->op != HLO_WHILE)
+					continue;
+				n++;
+				int64_t t2 = cost_trip_count(w2, NULL, 0);
+				if (t2 != t) {
+					print_error("%s: while %s: trip count "
+						    "%lld, %lld after the "
+						    "pipeline\n",
+						    file, w->name, (long long)t,
+						    (long long)t2);
+					return -1;
+				}
+			}
+		}
+	}
+	return n;
+}
+
 /* The default pipeline over one module, step by step; on a dump, the
  * interpreter's result before and after must agree. */
 static void corpus_one(const char *path, const char *file, bool dump,
@@ -917,6 +954,11 @@ static void corpus_one(const char *path, const char *file, bool dump,
 		hlo_module_free(cur);
 		cur = r.m; /* verified by pass_apply */
 	}
+	int trips = cur ? trips_kept(m, cur, file) : 0;
+	if (trips < 0)
+		tt->failures++;
+	else
+		tt->trips += trips;
 	if (cur && any && !sanitized() && !reloads(cur, file)) {
 		print_error("%s: the pipeline's result does not load back\n",
 			    file);
@@ -977,14 +1019,16 @@ static void test_corpus_pipeline(void **state)
 	const char *const *steps = pipeline_find("default", &nsteps);
 	print_message(
 		"corpus: %d modules, %d loaded, numeric checks %d "
-		"(skipped %d dumps); %.0f ms, %.0f ms of it interpreting\n",
-		tt.modules, tt.loaded, tt.numeric, tt.numeric_skipped,
+		"(skipped %d dumps), %d while trip counts kept; %.0f ms, "
+		"%.0f ms of it interpreting\n",
+		tt.modules, tt.loaded, tt.numeric, tt.numeric_skipped, tt.trips,
 		clock_ms() - t0, tt.interp_ms);
 	for (int i = 0; i < nsteps; i++)
 		print_message("  %-18s changed %3d modules  %8.1f ms\n",
 			      steps[i], tt.changed[i], tt.pass_ms[i]);
 	assert_true(tt.modules >= 396);
 	assert_int_equal(tt.failures, 0);
+	assert_true(tt.trips > 0);
 	if (!sanitized())
 		assert_true(tt.numeric > 0);
 }
