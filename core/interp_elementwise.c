@@ -544,8 +544,10 @@ static int64_t ipow(int64_t x, int64_t y, IntType k)
 		return 1;
 	if (k.pred)
 		return x || !y;
+	/* a negative exponent: 1/x^|y| truncated, which is 0 but for x = -1
+	 * (+-1; XLA:CPU and StableHLO; XLA's evaluator gives 0) */
 	if (k.sgn && y < 0)
-		return 0;
+		return x == -1 ? (y & 1 ? -1 : 1) : 0;
 	uint64_t r = 1, base = (uint64_t)x, e = (uint64_t)y;
 	for (; e; e >>= 1) {
 		if (e & 1)
@@ -617,11 +619,12 @@ static double complex cplx(double re, double im)
 		ai[i] = cimag(r);                      \
 	}
 
-/* z / |z|, or 0 (the parts divided by the real magnitude). */
+/* z / |z|, or z itself when it is zero (its zeros keep their signs, as
+ * XLA:CPU gives them: sign(-0+0i) is -0+0i). */
 static double complex csign(double complex z)
 {
 	double m = cabs(z);
-	return m == 0 ? 0 : cplx(creal(z) / m, cimag(z) / m);
+	return m == 0 ? z : cplx(creal(z) / m, cimag(z) / m);
 }
 
 /* e^z - 1 without the cancellation of cexp(z) - 1 for small |z|:
@@ -631,7 +634,9 @@ static double complex cexpm1(double complex z)
 	double x = creal(z), y = cimag(z), h = sin(y / 2);
 	if (isinf(x) || isnan(x) || isinf(y) || isnan(y))
 		return cexp(z) - 1;
-	return cplx(expm1(x) * cos(y) - 2 * h * h, exp(x) * sin(y));
+	/* a real z stays real when e^x overflows (inf * sin 0 is NaN) */
+	return cplx(expm1(x) * cos(y) - 2 * h * h,
+		    y == 0 ? y : exp(x) * sin(y));
 }
 
 /* log(1 + z), exact to the last bits for small |z|: |1 + z|^2 =
