@@ -164,7 +164,7 @@ bool lex_name(Lexer *lx, const char **s, int *n)
 			return false;
 		}
 	}
-	int k = lex_peek_ident(lx, pct);
+	int k = lex_peek_ident(lx, false);
 	if (!k) {
 		lx->p = start;
 		return false;

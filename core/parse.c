@@ -1204,6 +1204,14 @@ static bool skip_operand_shape(P *p)
 	return true;
 }
 
+/* At "%1abc": a name XLA refuses (its names start with a letter or
+ * '_'), said as such rather than as a missing name. */
+static bool digit_name(P *p)
+{
+	const char *q = p->lx.p;
+	return q + 1 < p->lx.end && q[0] == '%' && q[1] >= '0' && q[1] <= '9';
+}
+
 /* An operand: [shape] name, or [shape] opcode(...) nested. */
 static bool parse_operand(P *p, HloComp *c, HloInstr **out, const char **nm,
 			  int *nn, SrcLoc *loc, const char **decl,
@@ -1221,6 +1229,8 @@ static bool parse_operand(P *p, HloComp *c, HloInstr **out, const char **nm,
 	*loc = lex_loc(&p->lx);
 	if (!lex_name(&p->lx, nm, nn))
 		return lex_eof(&p->lx) ? err_eof(p, "an operand")
+		       : digit_name(p) ? err(p, "a name starts with a letter "
+					       "or '_', not a digit")
 				       : err(p, "expected an operand name");
 	if (lex_peek(&p->lx) == '(' && hlo_opcode_parse(*nm, *nn) != HLO_INVALID &&
 	    (*nm)[-1] != '%') {
@@ -1483,6 +1493,9 @@ static HloInstr *parse_instr(P *p, HloComp *c, bool *is_root)
 	SrcLoc loc = lex_loc(&p->lx);
 	if (!lex_name(&p->lx, &s, &n)) {
 		char buf[32];
+		if (digit_name(p))
+			return err(p, "a name starts with a letter or '_', "
+				      "not a digit"), NULL;
 		return err(p, "expected an instruction, got '%s'",
 			   near(p, buf, sizeof buf)), NULL;
 	}

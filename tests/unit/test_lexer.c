@@ -132,16 +132,17 @@ static void name_with_dots_and_dashes(void **st)
 	assert_int_equal(n, 6);
 }
 
-/* After '%' a name may start with a digit; without it, it may not. */
+/* A name does not start with a digit, after '%' either (XLA refuses
+ * "%1.2x"; accepted, it was saved in a signature that did not load
+ * back); the cursor stays. */
 static void name_leading_digit(void **st)
 {
 	(void)st;
 	const char *s = NULL;
 	int n = 0;
 	Lexer lx = lx_of("%1.2x");
-	assert_true(lex_name(&lx, &s, &n));
-	assert_int_equal(n, 4);
-	assert_memory_equal(s, "1.2x", 4);
+	assert_false(lex_name(&lx, &s, &n));
+	assert_string_equal(rest(&lx), "%1.2x");
 	lx = lx_of("12x");
 	assert_false(lex_name(&lx, &s, &n));
 	assert_string_equal(rest(&lx), "12x");
