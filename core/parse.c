@@ -378,12 +378,24 @@ static Shape *parse_shape(P *p)
 		else
 			s = NULL;
 	} else if (lex_accept(&p->lx, '(')) {
-		Shape *el[1024];
-		int k = 0;
+		/* as many elements as written (JAX's parameter and result
+		 * tuples pass 1024) */
+		Shape *few[64], **el = few;
+		int k = 0, cap = 64;
 		while (!p->failed && lex_peek(&p->lx) != ')') {
-			if (k == 1024) {
-				err(p, "tuple has too many elements");
-				break;
+			if (k == cap) {
+				Shape **more = cap < (1 << 24)
+					? malloc(sizeof *more * (size_t)cap * 2)
+					: NULL;
+				if (!more) {
+					err(p, "tuple has too many elements");
+					break;
+				}
+				memcpy(more, el, sizeof *el * (size_t)k);
+				if (el != few)
+					free(el);
+				el = more;
+				cap *= 2;
 			}
 			el[k] = parse_shape(p);
 			if (!el[k++])
@@ -393,6 +405,8 @@ static Shape *parse_shape(P *p)
 		}
 		if (!p->failed && expect(p, ')'))
 			s = shape_tuple(&p->m->arena, k, el);
+		if (el != few)
+			free(el);
 	} else {
 		s = parse_array_shape(p);
 	}

@@ -486,6 +486,37 @@ static void fixed_point(void **st)
 	}
 }
 
+/* Tuples of more than 1024 elements (JAX's parameter and result tuples
+ * have them): a parameter of 1500 and a tuple of 2000 operands with its
+ * shape left out load, and what is printed loads back the same (the
+ * shape parser stopped at 1024, after the inferred shape was saved). */
+static void long_tuples(void **st)
+{
+	(void)st;
+	StrBuf b;
+	sb_init(&b);
+	sb_puts(&b, "HloModule big\nENTRY e {\n  p = (");
+	for (int i = 0; i < 1500; i++)
+		sb_puts(&b, i ? ", f32[]" : "f32[]");
+	sb_puts(&b, ") parameter(0)\n  a = f32[] get-tuple-element(p), "
+		    "index=1499\n  ROOT t = tuple(");
+	for (int i = 0; i < 2000; i++)
+		sb_puts(&b, i ? ", a" : "a");
+	sb_puts(&b, ")\n}\n");
+	assert_false(b.oom);
+	HloModule *m = load(sb_str(&b));
+	assert_int_equal(m->entry->root->shape->ntuple, 2000);
+	char *t1 = print_long(m);
+	HloModule *m2 = load(t1);
+	char *t2 = print_long(m2);
+	same_text(t2, t1);
+	free(t1);
+	free(t2);
+	hlo_module_free(m);
+	hlo_module_free(m2);
+	sb_free(&b);
+}
+
 /* Printing twice gives the same text (nothing in the printer is stateful). */
 static void print_is_repeatable(void **st)
 {
@@ -583,6 +614,7 @@ int main(void)
 		cmocka_unit_test(clone_prints_identically),
 		cmocka_unit_test(built_instruction),
 		cmocka_unit_test(putint_matches_printf),
+		cmocka_unit_test(long_tuples),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
