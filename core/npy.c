@@ -252,10 +252,17 @@ Literal *npy_read(Arena *a, const char *path, Diag *d)
 		}
 		size_t got = fread(buf + len, 1, cap - len, f);
 		len += got;
-		if (got == 0)
+		/* not a .npy (say /dev/zero): said after the first chunk,
+		 * not after reading all there is */
+		if (got == 0 || (len >= 6 && memcmp(buf, "\x93NUMPY", 6)))
 			break;
 	}
+	int e = ferror(f) ? errno : 0;
 	fclose(f);
+	if (e) {
+		free(buf);
+		return fail(d, path, "cannot read: ", strerror(e)), NULL;
+	}
 	Literal *l = npy_parse(a, path, buf, len, d);
 	free(buf);
 	return l;

@@ -236,6 +236,7 @@ static bool get_line(Reader *r, const char *prompt)
 		fflush(r->prompt_out);
 	}
 	got_sigint = 0;
+	errno = 0;
 	ssize_t got = getline(&r->buf, &r->cap, r->in);
 	if (got < 0 && errno == EINTR && got_sigint) {
 		clearerr(r->in); /* Ctrl-C: not the end of input */
@@ -244,8 +245,13 @@ static bool get_line(Reader *r, const char *prompt)
 		fputc('\n', r->prompt_out);
 		return false;
 	}
-	if (got < 0)
+	if (got < 0) {
+		/* a read error (a directory, no memory for one huge line)
+		 * is not the end of the script */
+		if (ferror(r->in) || errno)
+			r->read_errno = errno ? errno : EIO;
 		return false;
+	}
 	size_t n = (size_t)got;
 	if (n && r->buf[n - 1] == '\n')
 		n--;

@@ -53,6 +53,7 @@ struct Reader {
 	StrBuf unit;      /* text of the unit being assembled */
 	bool has_pending; /* r->cur was read ahead and pushed back */
 	bool eof;         /* input has ended */
+	int read_errno;   /* it ended in a read error (not at its end) */
 	int start;        /* first line of the unit being assembled */
 	int depth;        /* open '{' and '(' in the unit so far */
 	int base;         /* depth of the unit up to settled */

@@ -135,6 +135,14 @@ bool repl_run_reader(Session *s, Reader *r)
 			stopped = stops_at_failure(s);
 		}
 	}
+	if (r->read_errno && !stopped && !s->quit) {
+		repl_error(s, "cannot read %s: %s",
+			   s->src_name ? s->src_name : "the input",
+			   strerror(r->read_errno));
+		ok = false;
+		repl_note_failure(s);
+		stopped = stops_at_failure(s);
+	}
 	if (!stopped && !s->quit && !no_pending_expect(s)) {
 		ok = false;
 		repl_note_failure(s);

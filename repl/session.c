@@ -610,6 +610,9 @@ bool repl_load_text(Session *s, const char *name, const char *text, size_t len,
 	return load_text(s, name, text, len, line_offset, label);
 }
 
+enum { READ_MAX_GIB = 8 };
+#define READ_MAX ((size_t)READ_MAX_GIB << 30)
+
 bool repl_read_file(const char *path, char **text, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -619,9 +622,15 @@ bool repl_read_file(const char *path, char **text, size_t *len)
 	sb_init(&b);
 	char chunk[65536];
 	size_t n;
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+	/* stops at the first failed append, and past 8 GiB (a device such
+	 * as /dev/zero never ends) */
+	while (!b.oom && b.len <= READ_MAX &&
+	       (n = fread(chunk, 1, sizeof chunk, f)) > 0)
 		sb_putn(&b, chunk, n);
-	int e = ferror(f) ? errno : b.oom ? ENOMEM : 0;
+	int e = ferror(f)	   ? errno
+		: b.oom		   ? ENOMEM
+		: b.len > READ_MAX ? EFBIG
+				   : 0;
 	fclose(f);
 	if (e) {
 		sb_free(&b);

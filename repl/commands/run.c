@@ -309,6 +309,17 @@ static const char *literal_text(Arena *ar, const CmdArgs *a)
 	return t;
 }
 
+/* The values of parameter p did not fit in memory: said, NULL. */
+static Literal *no_room(Session *s, const HloInstr *p, Arena *ar)
+{
+	char b[32];
+	return repl_error(s, "out of memory for parameter %lld '%s' (%s, %s)",
+			  (long long)p->param_no, p->name,
+			  shape_text(ar, p->shape),
+			  repl_bytes(b, sizeof b, shape_bytes(p->shape))),
+	       NULL;
+}
+
 static Literal *make_input(Session *s, Arena *ar, const HloInstr *p,
 			   const CmdArgs *a, char *desc, size_t cap)
 {
@@ -326,7 +337,8 @@ static Literal *make_input(Session *s, Arena *ar, const HloInstr *p,
 		if (a->argc > 2 && !parse_count(a->argv[2], &seed))
 			return repl_error(s, "bad seed '%s'", a->argv[2]), NULL;
 		snprintf(desc, cap, "random (seed %lld)", (long long)seed);
-		return random_input(ar, p, (uint64_t)seed);
+		Literal *l = random_input(ar, p, (uint64_t)seed);
+		return l ? l : no_room(s, p, ar);
 	}
 	if (!strcmp(w, "zeros") || !strcmp(w, "ones") || !strcmp(w, "iota")) {
 		Literal *l = literal_new(ar, p->shape);
@@ -335,7 +347,7 @@ static Literal *make_input(Session *s, Arena *ar, const HloInstr *p,
 		if (l && w[0] == 'i')
 			fill_iota(l);
 		snprintf(desc, cap, "%s", w);
-		return l;
+		return l ? l : no_room(s, p, ar);
 	}
 	if (npy)
 		return npy_input(s, ar, p, w, desc, cap);

@@ -232,6 +232,52 @@ run deep-open-block
 expect 1 ""
 has err "unterminated block"
 
+# --- inputs that never end or cannot be read ----------------------------
+# A directory on stdin is a read error, not an empty script.
+from=.
+run stdin-directory
+expect 1 ""
+has err "cannot read <stdin>: Is a directory"
+
+# A file that never ends: refused (out of memory under a limit), not
+# read forever; a .npy that is not one is said after its first bytes.
+# The memory limits (ulimit -v) are not for a sanitizer's build, whose
+# shadow memory needs more address space than they leave.
+if ldd "$bin" 2>/dev/null | grep -q libasan; then limit=unlimited; else limit=; fi
+ln -sf /dev/zero endless.npy
+(ulimit -v ${limit:-4000000} && timeout 60 "$bin" \
+	-e "load cost-kernels.hlo" -e "input 0 endless.npy" >out 2>err </dev/null)
+rc=$?
+name=npy-endless
+expect 1
+has err "endless.npy: not a .npy file (bad magic)"
+if [ -z "$limit" ]; then
+	(ulimit -v 1000000 && timeout 60 "$bin" -e "load /dev/zero" \
+		>out 2>err </dev/null)
+	rc=$?
+	name=load-endless
+	expect 1 ""
+	has err "cannot read '/dev/zero': Cannot allocate memory"
+	# One line longer than memory allows: an error, not the end of
+	# input.
+	(ulimit -v 1000000 &&
+		head -c 1500000000 /dev/zero | timeout 60 "$bin" >out 2>err)
+	rc=$?
+	name=endless-line
+	expect 1 ""
+	has err "cannot read <stdin>: Cannot allocate memory"
+	# zeros/ones/iota/random that do not fit in memory say so.
+	printf 'HloModule big\nENTRY e {\n  ROOT p = f32[40000,40000] parameter(0)\n}\n' >big.hlo
+	for w in zeros random; do
+		(ulimit -v 3000000 && timeout 60 "$bin" -e "load big.hlo" \
+			-e "input 0 $w" >out 2>err </dev/null)
+		rc=$?
+		name=input-too-big-$w
+		expect 1
+		has err "out of memory for parameter 0 'p' (f32[40000,40000], 6.0 GiB)"
+	done
+fi
+
 # --- the prompt (needs a terminal: util-linux script) -------------------
 if command -v script >/dev/null; then
 	name=interactive
