@@ -242,6 +242,24 @@ static const AttrKey required[HLO_OPCODE_COUNT][5] = {
 	[HLO_BATCH_NORM_GRAD] = {A_EPSILON, A_FEATURE_INDEX},
 	[HLO_RNG] = {A_DISTRIBUTION},
 	[HLO_TOPK] = {A_K},
+	/* as XLA's parser requires them */
+	[HLO_CUSTOM_CALL] = {A_CUSTOM_CALL_TARGET},
+	[HLO_ALL_REDUCE] = {A_TO_APPLY},
+	[HLO_ALL_REDUCE_START] = {A_TO_APPLY},
+	[HLO_REDUCE_SCATTER] = {A_DIMENSIONS, A_TO_APPLY},
+	[HLO_ALL_GATHER] = {A_DIMENSIONS},
+	[HLO_ALL_GATHER_START] = {A_DIMENSIONS},
+};
+
+/* Required attributes the IR keeps as raw text. */
+static const struct {
+	HloOpcode op;
+	const char *name;
+} required_raw[] = {
+	{HLO_COLLECTIVE_PERMUTE, "source_target_pairs"},
+	{HLO_COLLECTIVE_PERMUTE_START, "source_target_pairs"},
+	{HLO_RNG_BIT_GENERATOR, "algorithm"},
+	{HLO_RNG_GET_AND_UPDATE_STATE, "delta"},
 };
 
 static const char *const fusion_kinds[] = {"kLoop", "kInput", "kOutput",
@@ -254,6 +272,12 @@ static bool attrs_ok(V *v, const HloInstr *ins)
 		if (!hlo_attr_find(ins, required[ins->op][i])) {
 			err(v, ins, "missing %s attribute",
 			    hlo_attr_name(required[ins->op][i]));
+			ok = false;
+		}
+	for (size_t i = 0; i < sizeof required_raw / sizeof *required_raw; i++)
+		if (ins->op == required_raw[i].op &&
+		    !hlo_attr_find_raw(ins, required_raw[i].name)) {
+			err(v, ins, "missing %s attribute", required_raw[i].name);
 			ok = false;
 		}
 	if (ins->op == HLO_BROADCAST && !hlo_attr_find(ins, A_DIMENSIONS) &&
