@@ -1628,7 +1628,7 @@ static bool parse_computation(P *p, HloComp **entry_out)
 	if (!expect(p, '{') || !parse_comp_body(p, c))
 		return false;
 	if (lex_peek(&p->lx) == ',') { /* , execution_thread="..." */
-		const char *save = p->lx.p;
+		Lexer save = p->lx; /* its line too: the error is at ',' */
 		lex_accept(&p->lx, ',');
 		const char *k;
 		int kn;
@@ -1640,7 +1640,7 @@ static bool parse_computation(P *p, HloComp **entry_out)
 				return err(p, "execution_thread needs a string");
 			c->exec_thread = dupn(p, v, vn);
 		} else {
-			p->lx.p = save;
+			p->lx = save;
 			return err(p, "unexpected ',' after computation '%s'", name);
 		}
 	}
