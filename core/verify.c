@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "infer.h"
+#include "namemap.h"
 
 enum { MAX_ERRORS = 20, MAX_PATH = 8 };
 
@@ -1156,6 +1157,154 @@ static void check_cycles(V *v, HloModule *m, HloComp *c)
 out:;
 }
 
+/* --- control edges ------------------------------------------------------ */
+
+static int by_first(const void *a, const void *b)
+{
+	const int *x = a, *y = b;
+	return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0])
+			    : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* The instructions x's control-predecessors={a, %b} names, up to cap,
+ * into out (NULL for a name no instruction of x's computation has);
+ * returns how many names there are, -1 when x has no such list. */
+static int ctrl_list(const HloInstr *x, const HloInstr **out, int cap,
+		     const char **names, char *buf, size_t bufcap)
+{
+	const HloAttr *a = hlo_attr_find_raw(x, "control-predecessors");
+	if (!a || !a->u.s)
+		return -1;
+	int n = 0;
+	size_t used = 0;
+	for (const char *p = a->u.s; *p;) {
+		while (*p == '{' || *p == '}' || *p == ',' || *p == ' ' ||
+		       *p == '\t' || *p == '\n' || *p == '%')
+			p++;
+		size_t k = strcspn(p, "{}, \t\n%");
+		if (!k)
+			break;
+		if (n < cap && used + k + 1 <= bufcap) {
+			char *name = buf + used;
+			memcpy(name, p, k);
+			name[k] = 0;
+			used += k + 1;
+			names[n] = name;
+			out[n] = namemap_get(&x->parent->names, name);
+		}
+		n++;
+		p += k;
+	}
+	return n;
+}
+
+/* Each name of a control-predecessors list is an instruction of the same
+ * computation other than the instruction itself, and the edges with the
+ * operands make no cycle, as XLA's parser has it (such a list was kept
+ * as text and saved for XLA to refuse). */
+static void check_control(V *v, HloComp *c)
+{
+	enum { CAP = 256 };
+	const HloInstr *pred[CAP];
+	const char *names[CAP];
+	char buf[4096];
+	int with = 0;
+	for (int i = 0; i < c->n; i++) {
+		const HloInstr *x = c->instrs[i];
+		int n = ctrl_list(x, pred, CAP, names, buf, sizeof buf);
+		if (n < 0)
+			continue;
+		with++;
+		if (n == 0)
+			err(v, x, "control-predecessors lists no instruction");
+		for (int k = 0; k < n && k < CAP; k++) {
+			if (!pred[k])
+				err(v, x,
+				    "control-predecessors names '%s', which is "
+				    "not an instruction of computation '%s'",
+				    names[k], c->name);
+			else if (pred[k] == x)
+				err(v, x, "control-predecessors names the "
+					  "instruction itself");
+		}
+	}
+	if (!with || full(v) || v->d->errors > v->start)
+		return;
+	/* A cycle through the edges: Kahn's order over operands and
+	 * control predecessors, by position (in mark); the control edges
+	 * gathered first, grouped by their predecessor. */
+	int *indeg = calloc((size_t)c->n + 1, sizeof *indeg);
+	int *order = malloc(sizeof *order * ((size_t)c->n + 1));
+	int (*edge)[2] = NULL;
+	int nedge = 0, capedge = 0;
+	bool oom = !indeg || !order;
+	for (int i = 0; !oom && i < c->n; i++)
+		c->instrs[i]->mark = (unsigned)i;
+	for (int i = 0; !oom && i < c->n; i++) {
+		const HloInstr *x = c->instrs[i];
+		for (int k = 0; k < x->nops; k++)
+			indeg[i] += x->ops[k] && x->ops[k]->parent == c;
+		int n = ctrl_list(x, pred, CAP, names, buf, sizeof buf);
+		for (int k = 0; k < n && k < CAP && !oom; k++) {
+			if (nedge == capedge) {
+				capedge = capedge ? capedge * 2 : 16;
+				void *more = realloc(edge, sizeof *edge *
+								   (size_t)capedge);
+				if (!more) {
+					oom = true;
+					break;
+				}
+				edge = more;
+			}
+			edge[nedge][0] = (int)pred[k]->mark;
+			edge[nedge++][1] = i;
+			indeg[i]++;
+		}
+	}
+	if (!oom && nedge > 1)
+		qsort(edge, (size_t)nedge, sizeof *edge, by_first);
+	int head = 0, tail = 0;
+	for (int i = 0; !oom && i < c->n; i++)
+		if (!indeg[i])
+			order[tail++] = i;
+	while (!oom && head < tail) {
+		int xi = order[head++];
+		const HloInstr *x = c->instrs[xi];
+		for (int u = 0; u < x->nusers; u++) {
+			const HloInstr *y = x->users[u];
+			if (y->parent != c)
+				continue;
+			for (int k = 0; k < y->nops; k++)
+				if (y->ops[k] == x && !--indeg[y->mark])
+					order[tail++] = (int)y->mark;
+		}
+		int lo = 0, hi = nedge; /* the first edge from xi */
+		while (lo < hi) {
+			int mid = (lo + hi) / 2;
+			if (edge[mid][0] < xi)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (int k = lo; k < nedge && edge[k][0] == xi; k++)
+			if (!--indeg[edge[k][1]])
+				order[tail++] = edge[k][1];
+	}
+	if (!oom && tail < c->n)
+		for (int i = 0; i < c->n; i++)
+			if (indeg[i]) {
+				err(v, c->instrs[i],
+				    "control-predecessors make a cycle "
+				    "through it");
+				break;
+			}
+	free(edge);
+	for (int i = 0; i < c->n; i++)
+		c->instrs[i]->mark = 0;
+	free(indeg);
+	free(order);
+}
+
 static void check_comp(V *v, HloModule *m, HloComp *c)
 {
 	check_root(v, c);
@@ -1190,6 +1339,8 @@ static void check_comp(V *v, HloModule *m, HloComp *c)
 	v->checked += k;
 	if (k)
 		check_cycles(v, m, c);
+	if (k && m && m->control_preds)
+		check_control(v, c);
 	for (int i = 0; i < k && !full(v); i++) {
 		HloInstr *x = todo[i];
 		int before = v->d->errors;
