@@ -170,6 +170,17 @@ static bool copy_header(CloneCtx *cx)
 					: NULL;
 	d->source_name = s->source_name ? arena_strdup(&d->arena, s->source_name)
 					: NULL;
+	if (s->entry_layout) {
+		d->entry_layout = arena_alloc(&d->arena, sizeof *d->entry_layout *
+							 (size_t)s->entry_layout_n);
+		if (!d->entry_layout)
+			return false;
+		for (int i = 0; i < s->entry_layout_n; i++)
+			if (!(d->entry_layout[i] =
+				      shape_clone(&d->arena, s->entry_layout[i])))
+				return false;
+		d->entry_layout_n = s->entry_layout_n;
+	}
 	if (!s->nattrs)
 		return true;
 	d->attrs = arena_alloc(&d->arena, sizeof *d->attrs * (size_t)s->nattrs);

@@ -198,6 +198,13 @@ struct HloModule {
 	/* JAX's stack frame index (FileNames, FunctionNames, FileLocations,
 	 * StackFrames sections after the header), kept verbatim. */
 	const char *frame_index;
+	/* entry_computation_layout as the header gave it (the parameters',
+	 * then the result's shape), when it agreed with the entry: XLA
+	 * keeps its layouts (memory spaces, tiles, orders other than the
+	 * parameters'), and so does `save` while the entry still agrees.
+	 * NULL when not given. */
+	Shape **entry_layout;
+	int entry_layout_n;
 };
 
 /* --- modules and computations --- */

@@ -1909,7 +1909,8 @@ static bool check_entry_layout(P *p)
 	q.failed = false;
 	lex_init(&q.lx, t + 1, n - 2);
 	int k = 0, np = hlo_comp_param_count(c);
-	bool ok = expect(&q, '(');
+	Shape **kept = arena_alloc(&p->m->arena, sizeof *kept * ((size_t)np + 1));
+	bool ok = kept && expect(&q, '(');
 	while (ok && lex_peek(&q.lx) != ')') {
 		Shape *s = parse_shape(&q);
 		HloInstr *prm = hlo_comp_param(c, k);
@@ -1917,7 +1918,7 @@ static bool check_entry_layout(P *p)
 			ok = false;
 			break;
 		}
-		k++;
+		kept[k++] = s;
 		if (!lex_accept(&q.lx, ','))
 			break;
 	}
@@ -1927,8 +1928,12 @@ static bool check_entry_layout(P *p)
 	Shape *r = ok ? parse_shape(&q) : NULL;
 	ok = ok && r && shape_compatible(r, c->root->shape) && lex_eof(&q.lx);
 	diag_free(&quiet);
-	if (ok)
+	if (ok) {
+		kept[np] = r;
+		p->m->entry_layout = kept;
+		p->m->entry_layout_n = np + 1;
 		return true;
+	}
 	/* XLA's own dumps have such headers (builder golden files): warn and
 	 * print the layout recomputed from the entry computation. */
 	StrBuf b;

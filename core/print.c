@@ -260,11 +260,43 @@ static void put_signature(StrBuf *b, const HloComp *c, bool layouts)
 	free(ps);
 }
 
+/* Does the header's entry layout still agree with the entry (passes
+ * keep its parameters and result shape)? */
+static bool header_layout_holds(const HloModule *m)
+{
+	const HloComp *c = m->entry;
+	int np = c ? hlo_comp_param_count(c) : -1;
+	if (!m->entry_layout || np + 1 != m->entry_layout_n || !c->root ||
+	    !c->root->shape ||
+	    !shape_compatible(m->entry_layout[np], c->root->shape))
+		return false;
+	for (int i = 0; i < np; i++) {
+		const HloInstr *prm = hlo_comp_param(c, i);
+		if (!prm || !prm->shape ||
+		    !shape_compatible(m->entry_layout[i], prm->shape))
+			return false;
+	}
+	return true;
+}
+
 void print_entry_layout(StrBuf *b, const HloModule *m)
 {
 	sb_putc(b, '{');
-	if (m->entry)
+	if (header_layout_holds(m)) {
+		int np = m->entry_layout_n - 1;
+		sb_putc(b, '(');
+		for (int i = 0; i < np; i++) {
+			if (i)
+				sb_puts(b, ", ");
+			if (i && i % 5 == 0)
+				sb_printf(b, "/*index=%d*/", i);
+			shape_print(b, m->entry_layout[i], true);
+		}
+		sb_puts(b, ")->");
+		shape_print(b, m->entry_layout[np], true);
+	} else if (m->entry) {
 		put_signature(b, m->entry, true);
+	}
 	sb_putc(b, '}');
 }
 
@@ -298,9 +330,10 @@ static bool before_layout(const char *name)
 	return false;
 }
 
-/* The attributes in their written order; entry_computation_layout is
- * recomputed from the entry computation, printed where it was written or,
- * when it was not, where XLA puts it. */
+/* The attributes in their written order; entry_computation_layout (the
+ * header's while it agrees with the entry, else recomputed from the
+ * entry computation) where it was written or, when it was not, where
+ * XLA puts it. */
 static void put_header(StrBuf *b, const HloModule *m)
 {
 	sb_printf(b, "HloModule %s", m->name);

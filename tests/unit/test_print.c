@@ -517,6 +517,52 @@ static void long_tuples(void **st)
 	sb_free(&b);
 }
 
+/* entry_computation_layout as the header gives it (a memory space, an
+ * order other than the parameters') is printed back, by a clone too, as
+ * XLA keeps it; a header without layouts means the default ones; a
+ * header that no longer agrees with the entry gives way to the entry's
+ * shapes. */
+static void header_layout_kept(void **st)
+{
+	(void)st;
+	const char *want = "HloModule m, entry_computation_layout={(f32[4]{0:S(1)}, "
+			   "f32[4,2]{0,1})->f32[4]{0:S(2)}}\n";
+	HloModule *m = load("HloModule m, entry_computation_layout="
+			    "{(f32[4]{0:S(1)}, f32[4,2]{0,1})->f32[4]{0:S(2)}}\n"
+			    "ENTRY e {\n  a = f32[4] parameter(0)\n"
+			    "  b = f32[4,2] parameter(1)\n"
+			    "  ROOT t = f32[4] negate(a)\n}\n");
+	char *t = print_long(m);
+	assert_true(strncmp(t, want, strlen(want)) == 0);
+	HloModule *c = hlo_module_clone(m);
+	char *t2 = print_long(c);
+	assert_string_equal(t, t2);
+	free(t);
+	free(t2);
+	/* the entry changed (a result of another shape): recomputed */
+	HloInstr *a = hlo_comp_param(c->entry, 0);
+	Shape *s = shape_array(&c->arena, DT_F32, 2,
+			       (int64_t[]){2, 2});
+	HloInstr *r = hlo_instr_new_unique(c->entry, HLO_RESHAPE, s, "r", 1,
+					   &a);
+	assert_non_null(r);
+	c->entry->root = r;
+	t = print_long(c);
+	assert_non_null(strstr(t, "entry_computation_layout={(f32[4]{0}, "
+				  "f32[4,2]{1,0})->f32[2,2]{1,0}}"));
+	free(t);
+	hlo_module_free(c);
+	hlo_module_free(m);
+	m = load("HloModule m, entry_computation_layout={(f32[4,2])->f32[4,2]}\n"
+		 "ENTRY e {\n  a = f32[4,2]{0,1} parameter(0)\n"
+		 "  ROOT t = f32[4,2]{0,1} negate(a)\n}\n");
+	t = print_long(m);
+	assert_non_null(strstr(t, "entry_computation_layout={(f32[4,2]{1,0})->"
+				  "f32[4,2]{1,0}}"));
+	free(t);
+	hlo_module_free(m);
+}
+
 /* Printing twice gives the same text (nothing in the printer is stateful). */
 static void print_is_repeatable(void **st)
 {
@@ -615,6 +661,7 @@ int main(void)
 		cmocka_unit_test(built_instruction),
 		cmocka_unit_test(putint_matches_printf),
 		cmocka_unit_test(long_tuples),
+		cmocka_unit_test(header_layout_kept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
