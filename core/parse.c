@@ -1765,6 +1765,70 @@ static bool resolve_comprefs(P *p)
 	return true;
 }
 
+/* An instruction whose shape was left out gets its layout as XLA's
+ * parser gives it: an elementwise op, copy or reverse the layout of its
+ * operand (select's and clamp's middle one), memory space and tiles
+ * included; a transpose the layout that makes it a bitcast of its
+ * operand; a tuple its operands' shapes; anything else the default.
+ * False on out of memory. */
+static bool take_layout(P *p, HloInstr *ins)
+{
+	Shape *s = ins->shape;
+	if (s && ins->op == HLO_TUPLE && s->type == DT_TUPLE &&
+	    s->ntuple == ins->nops) {
+		/* a tuple: its operands' shapes as they are */
+		Shape **el = arena_alloc(&p->m->arena,
+					 sizeof *el * ((size_t)ins->nops + 1));
+		for (int i = 0; el && i < ins->nops; i++)
+			el[i] = ins->ops[i]->shape;
+		Shape *t = el ? shape_tuple(&p->m->arena, ins->nops, el) : NULL;
+		if (!t)
+			return err(p, "out of memory");
+		ins->shape = t;
+		return true;
+	}
+	if (!s || s->type == DT_TUPLE || s->rank == 0 || s->layout ||
+	    !ins->nops)
+		return true;
+	bool ew = hlo_opcode_flags(ins->op) & XF_EW;
+	if (!ew && ins->op != HLO_COPY && ins->op != HLO_REVERSE &&
+	    ins->op != HLO_TRANSPOSE)
+		return true;
+	int at = (ins->op == HLO_SELECT || ins->op == HLO_CLAMP) &&
+			 ins->nops > 1
+		       ? 1
+		       : 0;
+	const HloInstr *o = ins->ops[at];
+	const Shape *os = o ? o->shape : NULL;
+	if (!os || os->type == DT_TUPLE || os->rank != s->rank ||
+	    !os->layout || !os->layout->minor_to_major ||
+	    (os->type != s->type && os->layout->element_size_bits))
+		return true;
+	Shape *n = shape_clone(&p->m->arena, s);
+	Shape *from = shape_clone(&p->m->arena, os);
+	if (!n || !from)
+		return err(p, "out of memory");
+	n->layout = from->layout;
+	n->bytes_cache = n->hash_cache = 0;
+	if (ins->op == HLO_TRANSPOSE) {
+		int np;
+		const int64_t *perm = hlo_attr_ints(ins, A_DIMENSIONS, &np);
+		if (!perm || np != s->rank)
+			return true;
+		/* result dim j is operand dim perm[j]: the operand's order of
+		 * dims, minor first, said in result dims */
+		int *m2m = n->layout->minor_to_major;
+		for (int k = 0; k < np; k++)
+			for (int j = 0; j < np; j++)
+				if (perm[j] == from->layout->minor_to_major[k]) {
+					m2m[k] = j;
+					break;
+				}
+	}
+	ins->shape = n;
+	return true;
+}
+
 /* Fills missing shapes, callees first, operands before users. */
 /* ins got no shape: says so unless infer_shape did (say). False. */
 static bool cannot_infer(P *p, const HloInstr *ins, bool say)
@@ -1804,6 +1868,8 @@ static bool infer_missing(P *p, HloComp *c)
 						 &no_rule);
 		if (!ins->shape)
 			ok = cannot_infer(p, ins, no_rule || !opsok);
+		else
+			ok = take_layout(p, ins);
 	}
 	free(order);
 	return ok;
@@ -1828,6 +1894,8 @@ static bool infer_added(P *p, HloComp *c, int n0)
 		x->shape = infer_shape(&p->m->arena, x, p->d, p->src, &no_rule);
 		if (!x->shape)
 			return cannot_infer(p, x, no_rule);
+		if (!take_layout(p, x))
+			return false;
 	}
 	for (int i = 0; i < n0; i++) /* the line changes no older one */
 		if (!c->instrs[i]->shape)

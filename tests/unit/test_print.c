@@ -87,10 +87,10 @@ static void long_form_text(void **st)
 		  "  %p = f32[2,3]{0,1} parameter(0)\n"
 		  "  %q = f32[2,3]{1,0} parameter(1)\n"
 		  "  %c = f32[] constant(0)\n"
-		  "  %m = f32[2,3]{1,0} multiply(f32[2,3]{0,1} %p, "
+		  "  %m = f32[2,3]{0,1} multiply(f32[2,3]{0,1} %p, "
 		  "f32[2,3]{1,0} %q), "
 		  "metadata={op_name=\"mul\" source_line=3}\n"
-		  "  ROOT %r = f32[2]{0} reduce(f32[2,3]{1,0} %m, f32[] %c), "
+		  "  ROOT %r = f32[2]{0} reduce(f32[2,3]{0,1} %m, f32[] %c), "
 		  "dimensions={1}, to_apply=%add\n"
 		  "}\n");
 	free(t);
@@ -118,7 +118,7 @@ static void short_form_text(void **st)
 		  "  p = f32[2,3]{0,1} parameter(0)\n"
 		  "  q = f32[2,3]{1,0} parameter(1)\n"
 		  "  c = f32[] constant(0)\n"
-		  "  m = f32[2,3]{1,0} multiply(p, q), "
+		  "  m = f32[2,3]{0,1} multiply(p, q), "
 		  "metadata={op_name=\"mul\" source_line=3}\n"
 		  "  ROOT r = f32[2]{0} reduce(m, c), dimensions={1}, "
 		  "to_apply=add\n"
@@ -563,6 +563,41 @@ static void header_layout_kept(void **st)
 	hlo_module_free(m);
 }
 
+/* With its shape left out, an instruction takes its layout as XLA's
+ * parser gives it (the expected lines are XLA's, from jaxlib's
+ * hlo_module_from_text): elementwise ops and compare their first
+ * operand's, a transpose the bitcast one (memory space kept), a tuple
+ * its operands' shapes. */
+static void omitted_shapes_take_layouts(void **st)
+{
+	(void)st;
+	HloModule *m = load(
+		"HloModule m\nENTRY e {\n  a = f32[4,2]{0,1} parameter(0)\n"
+		"  b = f32[2,4] parameter(1)\n  n = negate(a)\n"
+		"  t = transpose(a), dimensions={1,0}\n  s = add(t, b)\n"
+		"  c = compare(a, n), direction=LT\n"
+		"  x = f32[3,4,5]{0,2,1:S(1)} parameter(2)\n"
+		"  y = transpose(x), dimensions={2,0,1}\n"
+		"  ROOT r = tuple(n, t, s, c, y)\n}\n");
+	char *t = print_long(m);
+	static const char *const want[] = {
+		"%n = f32[4,2]{0,1} negate(",
+		"%t = f32[2,4]{1,0} transpose(",
+		"%s = f32[2,4]{1,0} add(",
+		"%c = pred[4,2]{0,1} compare(",
+		"%y = f32[5,3,4]{1,0,2:S(1)} transpose(",
+		"ROOT %r = (f32[4,2]{0,1}, f32[2,4]{1,0}, f32[2,4]{1,0}, "
+		"pred[4,2]{0,1}, f32[5,3,4]{1,0,2:S(1)}) tuple(",
+		"->(f32[4,2]{0,1}, f32[2,4]{1,0}, f32[2,4]{1,0}, pred[4,2]{0,1}, "
+		"f32[5,3,4]{1,0,2:S(1)})}",
+	};
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+		if (!strstr(t, want[i]))
+			fail_msg("no '%s' in:\n%s", want[i], t);
+	free(t);
+	hlo_module_free(m);
+}
+
 /* Printing twice gives the same text (nothing in the printer is stateful). */
 static void print_is_repeatable(void **st)
 {
@@ -662,6 +697,7 @@ int main(void)
 		cmocka_unit_test(putint_matches_printf),
 		cmocka_unit_test(long_tuples),
 		cmocka_unit_test(header_layout_kept),
+		cmocka_unit_test(omitted_shapes_take_layouts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
