@@ -356,6 +356,15 @@ bool cmd_fuse(Session *s, const CmdArgs *a)
 		hlo_module_free(m);
 		return repl_error(s, "no instruction named '%s'", !p ? na : nb);
 	}
+	if (p == c) {
+		hlo_module_free(m);
+		return repl_error(s, "'%s' twice: 'fuse' takes a producer and "
+				     "a consumer", na);
+	}
+	/* the machine line names them as found, not as typed ('%%x') */
+	char pname[128], cname[128];
+	snprintf(pname, sizeof pname, "%s", p->name);
+	snprintf(cname, sizeof cname, "%s", c->name);
 	int kernels = hlo_module_kernels(m);
 	int64_t bytes = cost_bytes_moved(m);
 	FusionDecision v;
@@ -398,7 +407,7 @@ bool cmd_fuse(Session *s, const CmdArgs *a)
 	fprintf(s->out,
 		"fuse: producer=%s consumer=%s into=%s kernels=%d->%d "
 		"bytes_saved=%lld pass_would_fuse=%s rule=%s\n",
-		na, nb, into, kernels, kernels_after,
+		pname, cname, into, kernels, kernels_after,
 		(long long)v.bytes_saved, yes_no(v.fused), v.rule);
 	fprintf(s->out, "  the fusion pass %s: %s\n",
 		v.fused ? "would fuse them too" : "would not", v.reason);
