@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "passes/cost.h"
@@ -535,6 +536,12 @@ const char *repl_bytes(char *buf, size_t cap, int64_t b)
 const char *repl_bare_name(const char *name)
 {
 	return name[0] == '%' ? name + 1 : name;
+}
+
+bool repl_has_ext(const char *path, const char *ext)
+{
+	size_t n = strlen(path), k = strlen(ext);
+	return n > k && !strcasecmp(path + n - k, ext);
 }
 
 HloInstr *repl_find_instr(const HloModule *m, const char *name)

@@ -205,6 +205,9 @@ HloInstr *repl_find_instr(const HloModule *m, const char *name);
 const char *repl_bytes(char *buf, size_t cap, int64_t bytes);
 /* Strips the '%' sigil that XLA's long form puts before names. */
 const char *repl_bare_name(const char *name);
+/* Does path end in ext (".npy"), in any case, with a name before it? As
+ * render reads its extensions. */
+bool repl_has_ext(const char *path, const char *ext);
 
 /* Parses and verifies text as a whole module and makes it current; on any
  * error prints the diagnostics and keeps the old module. line_offset is

@@ -573,8 +573,7 @@ static const char *svg_path(Session *s, const CmdArgs *a, bool *bad)
 	else if (a->argc < 2)
 		repl_error(s, "'--svg' needs a PATH (usage: %s)",
 			   a->cmd->synopsis);
-	else if (strlen(a->argv[1]) < 4 ||
-		 strcmp(a->argv[1] + strlen(a->argv[1]) - 4, ".svg"))
+	else if (!repl_has_ext(a->argv[1], ".svg"))
 		repl_error(s, "the chart is SVG: '%s' must end in .svg",
 			   repl_quote(q, sizeof q, a->argv[1],
 				      strlen(a->argv[1])));

@@ -324,8 +324,7 @@ static Literal *make_input(Session *s, Arena *ar, const HloInstr *p,
 			   const CmdArgs *a, char *desc, size_t cap)
 {
 	const char *w = a->argc > 1 ? a->argv[1] : "";
-	size_t wl = strlen(w);
-	bool npy = wl > 4 && !strcmp(w + wl - 4, ".npy");
+	bool npy = repl_has_ext(w, ".npy");
 	bool word = !strcmp(w, "zeros") || !strcmp(w, "ones") ||
 		    !strcmp(w, "iota") || npy;
 	if (a->argc > (!strcmp(w, "random") ? 3 : word ? 2 : a->argc))
@@ -654,7 +653,7 @@ bool cmd_save_result(Session *s, const CmdArgs *a)
 {
 	const char *p = a->argv[0];
 	size_t n = strlen(p);
-	if (n < 5 || strcmp(p + n - 4, ".npy"))
+	if (n < 5 || strcmp(p + n - 4, ".npy")) /* its tuple files add .N.npy */
 		return repl_error(s, "save-result needs a PATH ending in .npy");
 	if (!s->result.lit)
 		return repl_error(s, "no result yet (use 'run interp')");

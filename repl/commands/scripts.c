@@ -271,7 +271,7 @@ static bool expect_close(Session *s, const Form *f, const CmdArgs *a)
 		if (*e || !(tol >= 0))
 			return repl_error(s, "bad tolerance '%s'", a->argv[1]);
 	}
-	if (n < 5 || strcmp(p + n - 4, ".npy"))
+	if (!repl_has_ext(p, ".npy"))
 		return repl_error(s, "'expect close' needs a PATH ending in "
 				     ".npy");
 	if (!s->result.lit)
