@@ -253,11 +253,17 @@ static bool get_line(Reader *r, const char *prompt)
 		return false;
 	}
 	size_t n = (size_t)got;
-	if (n && r->buf[n - 1] == '\n')
+	const char *text = r->buf;
+	/* a byte order mark (editors on Windows write one) is no command */
+	if (r->line == 0 && n >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) {
+		text += 3;
+		n -= 3;
+	}
+	if (n && text[n - 1] == '\n')
 		n--;
-	if (n && r->buf[n - 1] == '\r')
+	if (n && text[n - 1] == '\r')
 		n--;
-	sb_putn(&r->cur, r->buf, n);
+	sb_putn(&r->cur, text, n);
 	return true;
 }
 

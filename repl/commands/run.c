@@ -393,7 +393,8 @@ bool cmd_input(Session *s, const CmdArgs *a)
 	if (a->argc == 0)
 		return list_inputs(s);
 	if (a->argc == 1)
-		return repl_error(s, "Usage: %s", a->cmd->synopsis);
+		return repl_error(s, "'input %s' needs a SOURCE (usage: %s)",
+				  a->argv[0], a->cmd->synopsis);
 	HloInstr *p = find_param(s, a->argv[0]);
 	if (!p || !fits_memory(s, p))
 		return false;
@@ -593,8 +594,15 @@ static bool keep_result(Session *s, const Backend *b, RunOut *r)
 bool cmd_run(Session *s, const CmdArgs *a)
 {
 	int64_t iters = 1;
-	if (a->argc == 2 || a->argc > 3 || (a->argc == 3 && !is_word(a, 1, "-n")))
-		return repl_error(s, "Usage: %s", a->cmd->synopsis);
+	if (a->argc == 2 && is_word(a, 1, "-n"))
+		return repl_error(s, "'-n' needs a count (usage: %s)",
+				  a->cmd->synopsis);
+	if (a->argc >= 2 && !is_word(a, 1, "-n"))
+		return repl_error(s, "unexpected '%s' (usage: %s)", a->argv[1],
+				  a->cmd->synopsis);
+	if (a->argc > 3)
+		return repl_error(s, "unexpected '%s' (usage: %s)", a->argv[3],
+				  a->cmd->synopsis);
 	if (a->argc == 3 && (!parse_count(a->argv[2], &iters) || iters < 1 ||
 			     iters > MAX_ITERS))
 		return repl_error(s, "-n needs a count from 1 to %d", MAX_ITERS);

@@ -232,6 +232,11 @@ run deep-open-block
 expect 1 ""
 has err "unterminated block"
 
+# A byte order mark before the first command is not part of it.
+printf '\357\273\277echo hi\n' >bom.xr
+run bom bom.xr
+expect 0 "hi"
+
 # --- inputs that never end or cannot be read ----------------------------
 # A directory on stdin is a read error, not an empty script.
 from=.
