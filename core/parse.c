@@ -200,6 +200,59 @@ static void extract_ext(Layout *l, Arena *a)
 	}
 }
 
+/* Is the text after ':' in a layout what XLA's parser reads there: items
+ * D(..), T(..)(..)..., L(n), #(type), *(type), E(n), S(n), SC(..)...,
+ * P(shape), M(n), each at most once and in that order? Returns NULL, or
+ * what is wrong. (The text is kept as written; only E, S and T are read
+ * for what they mean.) */
+static const char *ext_problem(const char *e)
+{
+	static const char *const keys[] = {"D", "T", "L",  "#", "*",
+					   "E", "S", "SC", "P", "M"};
+	int next = 0;
+	while (*e) {
+		int k = -1;
+		for (int i = 0; i < 10; i++) {
+			size_t n = strlen(keys[i]);
+			if (!strncmp(e, keys[i], n) && e[n] == '(' &&
+			    (k < 0 || n > strlen(keys[k])))
+				k = i;
+		}
+		if (k < 0)
+			return "an item XLA does not know (D, T, L, #, *, E, S, "
+			       "SC, P, M)";
+		if (k < next)
+			return "items out of XLA's order (D, T, L, #, *, E, S, "
+			       "SC, P, M) or given twice";
+		e += strlen(keys[k]);
+		/* T has one group per tile, SC one or more; the rest one */
+		int groups = 0;
+		while (*e == '(' && (groups == 0 || k == 1 || k == 7)) {
+			const char *q = ++e;
+			int depth = 1;
+			while (*e && depth) {
+				depth += (*e == '(') - (*e == ')');
+				e++;
+			}
+			if (depth)
+				return "an unclosed '('";
+			size_t n = (size_t)(e - 1 - q);
+			const char *ok = k == 1	 ? "0123456789,*"
+					 : k == 7 ? "0123456789,:"
+					 : k == 3 || k == 4
+						 ? "abcdefghijklmnopqrstuvwxyz0123456789"
+					 : k == 0 ? "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+						    "abcdefghijklmnopqrstuvwxyz,+~"
+						  : "0123456789";
+			if (k != 8 && (strspn(q, ok) < n || (!n && k != 0)))
+				return "a value that is not what the item takes";
+			groups++;
+		}
+		next = k == 7 ? k : k + 1;
+	}
+	return NULL;
+}
+
 static bool parse_layout(P *p, Shape *s)
 {
 	Arena *a = &p->m->arena;
@@ -236,6 +289,10 @@ static bool parse_layout(P *p, Shape *s)
 				sb_putc(&b, *q);
 		l->ext = arena_strdup(a, sb_str(&b));
 		sb_free(&b);
+		const char *bad = l->ext ? ext_problem(l->ext) : NULL;
+		if (bad)
+			return err_at(p, lex_loc_at(&p->lx, st),
+				      "bad layout extras '%s': %s", l->ext, bad);
 		extract_ext(l, a);
 	}
 	if (!expect(p, '}'))
