@@ -1886,6 +1886,60 @@ static bool take_layout(P *p, HloInstr *ins)
 	return true;
 }
 
+/* The shape XLA's parser gives send, send-done, recv-done and outfeed
+ * whatever is declared: built from the operands (send: the data's,
+ * u32[] and a token; recv-done: the recv's data and a token; the others
+ * a token). NULL for other ops, or when an operand has no shape yet. */
+static Shape *transfer_shape(P *p, const HloInstr *x)
+{
+	Arena *a = &p->m->arena;
+	const Shape *o = x->nops && x->ops[0] ? x->ops[0]->shape : NULL;
+	switch (x->op) {
+	case HLO_SEND_DONE:
+	case HLO_OUTFEED:
+		return shape_scalar(a, DT_TOKEN);
+	case HLO_SEND:
+		if (!o)
+			return NULL;
+		return shape_tuple(a, 3,
+				   (Shape *[]){(Shape *)o, shape_scalar(a, DT_U32),
+					       shape_scalar(a, DT_TOKEN)});
+	case HLO_RECV_DONE:
+		if (!o || o->type != DT_TUPLE || o->ntuple < 1)
+			return NULL;
+		return shape_tuple(a, 2,
+				   (Shape *[]){o->tuple[0],
+					       shape_scalar(a, DT_TOKEN)});
+	default:
+		return NULL;
+	}
+}
+
+/* A declared shape of those four that is not what XLA builds gives way
+ * to it, with a warning (XLA ignores the declaration: a recv-done
+ * declared f32[3] of an f32[4] recv is f32[4] there, and so are the
+ * shapes inferred from it). */
+static void transfer_declared(P *p, HloInstr *x)
+{
+	if (!x->shape)
+		return;
+	Shape *s = transfer_shape(p, x);
+	if (!s || shape_equal(s, x->shape))
+		return;
+	StrBuf a, b;
+	sb_init(&a);
+	sb_init(&b);
+	shape_print(&a, x->shape, false);
+	shape_print(&b, s, false);
+	diag_warning(p->d, p->src, x->loc,
+		     "declared shape %s of '%s' is not what %s makes of its "
+		     "operands: taken as %s, as XLA takes it",
+		     sb_str(&a), x->name, hlo_opcode_name(x->op), sb_str(&b));
+	sb_free(&a);
+	sb_free(&b);
+	x->shape = s;
+}
+
 /* Fills missing shapes, callees first, operands before users. */
 /* ins got no shape: says so unless infer_shape did (say). False. */
 static bool cannot_infer(P *p, const HloInstr *ins, bool say)
@@ -1903,8 +1957,10 @@ static bool cannot_infer(P *p, const HloInstr *ins, bool say)
 static bool infer_missing(P *p, HloComp *c)
 {
 	bool any = false;
-	for (int i = 0; i < c->n && !any; i++)
-		any = c->instrs[i]->shape == NULL;
+	for (int i = 0; i < c->n; i++) {
+		transfer_declared(p, c->instrs[i]);
+		any |= c->instrs[i]->shape == NULL;
+	}
 	if (!any)
 		return true;
 	HloInstr **order;
@@ -1914,6 +1970,7 @@ static bool infer_missing(P *p, HloComp *c)
 	bool ok = true;
 	for (int i = 0; i < n && ok; i++) {
 		HloInstr *ins = order[i];
+		transfer_declared(p, ins);
 		if (ins->shape)
 			continue;
 		bool no_rule = false;
