@@ -759,6 +759,38 @@ static void un_int(const HloInstr *ins, Literal *const *ops, Literal *out,
 	store_i(out, off, n, v);
 }
 
+/* negate and abs of f64, f32, f16 and bf16 on the bits: IEEE 754 has
+ * them change the sign bit alone, so a signalling NaN stays one with its
+ * payload (through double it came out quiet; XLA:CPU keeps it). */
+static void un_sign_bit(const HloInstr *ins, Literal *const *ops,
+			Literal *out, int64_t off, int64_t n)
+{
+	int w = dtype_bytes(out->shape->type);
+	bool one = ops[0]->n == 1, neg = ins->op == HLO_NEGATE;
+	const unsigned char *src = ops[0]->data;
+	unsigned char *dst = out->data;
+	for (int64_t i = off; i < off + n; i++) {
+		const unsigned char *s = src + (one ? 0 : i) * w;
+		unsigned char *d = dst + i * w;
+		if (w == 8) {
+			uint64_t x;
+			memcpy(&x, s, 8);
+			x = neg ? x ^ (UINT64_C(1) << 63) : x & ~(UINT64_C(1) << 63);
+			memcpy(d, &x, 8);
+		} else if (w == 4) {
+			uint32_t x;
+			memcpy(&x, s, 4);
+			x = neg ? x ^ (UINT32_C(1) << 31) : x & ~(UINT32_C(1) << 31);
+			memcpy(d, &x, 4);
+		} else {
+			uint16_t x;
+			memcpy(&x, s, 2);
+			x = (uint16_t)(neg ? x ^ 0x8000u : x & 0x7fffu);
+			memcpy(d, &x, 2);
+		}
+	}
+}
+
 /* abs of complex: the real magnitude. */
 static void un_cabs(const HloInstr *ins, Literal *const *ops, Literal *out,
 		    int64_t off, int64_t n)
@@ -786,6 +818,9 @@ static ChunkFn *un_chunk_fn(HloOpcode op, Dtype t)
 {
 	switch (dtype_kind(t)) {
 	case DK_FLOAT:
+		if ((op == HLO_NEGATE || op == HLO_ABS) &&
+		    (t == DT_F64 || t == DT_F32 || t == DT_F16 || t == DT_BF16))
+			return un_sign_bit;
 		return f_unary(op, NULL, 0) ? un_float : NULL;
 	case DK_COMPLEX:
 		if (op == HLO_ABS)
