@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "passes/cost.h"
 #include "print.h"
 
 enum {
@@ -164,6 +165,17 @@ static void info_special(StrBuf *b, const HloInstr *ins)
 		sb_puts(b, "  value       ");
 		literal_print(b, ins->literal, INFO_MAX_CONST);
 		sb_putc(b, '\n');
+	}
+	if (ins->op == HLO_WHILE) {
+		char how[160];
+		long long n = cost_trip_count(ins, how, sizeof how);
+		if (n >= 0)
+			sb_printf(b, "  trips       %lld (%s)\n", n, how);
+		else
+			sb_puts(b, "  trips       not known (no known_trip_count "
+				   "in its backend_config, no counter from a "
+				   "constant stepped by a constant and compared "
+				   "with one)\n");
 	}
 }
 
