@@ -610,7 +610,10 @@ static const Topic topics[] = {
 	 "Loops: while(init), condition=%cond, body=%body. The state (often a\n"
 	 "tuple) starts as init; while cond(state) is true, state = body(state).\n"
 	 "The result is the final state, with init's shape. The body is compiled\n"
-	 "once and run as a sequence of kernels per iteration.\n"
+	 "once and run as a sequence of kernels per iteration. How many: XLA's\n"
+	 "known_trip_count in the backend_config, or a counter that starts at a\n"
+	 "constant, steps by a constant and is compared with one ('info' of the\n"
+	 "loop says; 'cost' counts the body that many times).\n"
 	 "Example: see 'example while-loop'.\n"},
 	{"xor", TOPIC_OPCODE,
 	 "Elementwise exclusive OR: logical for pred operands, bitwise for\n"
