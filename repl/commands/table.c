@@ -335,9 +335,10 @@ static const Command commands[] = {
 	 "Running", 1, 3, cmd_run, cmd_complete_none},
 	{"save-result", "save-result PATH.npy",
 	 "Write the last result as a .npy file.",
-	 "Writes the last result to PATH.npy. A tuple result is written as\n"
-	 "PATH.0.npy, PATH.1.npy, ... Types NumPy lacks (bf16, f8, s4) are\n"
-	 "written as float32 or int8, with a note.\n"
+	 "Writes the last result to PATH.npy: that of the last 'run' or\n"
+	 "'check' (its backend's), kept when another module is loaded. A\n"
+	 "tuple result is written as PATH.0.npy, PATH.1.npy, ... Types NumPy\n"
+	 "lacks (bf16, f8, s4) are written as float32 or int8, with a note.\n"
 	 "\n"
 	 "Example:\n"
 	 "  save-result /tmp/out.npy\n",
@@ -348,7 +349,8 @@ static const Command commands[] = {
 	 "'check: backend=B max_abs_err=X max_rel_err=Y ok|FAIL'. An element\n"
 	 "passes when |got - want| <= TOL * (1 + |want|); the default TOL\n"
 	 "depends on the element type (0 for integers, 1e-5 for f32, 2e-2 for\n"
-	 "bf16). FAIL makes the command fail, so a script stops there.\n"
+	 "bf16). FAIL makes the command fail, so a script stops there. The\n"
+	 "backend's result becomes the last result ('save-result').\n"
 	 "\n"
 	 "Example:\n"
 	 "  check interp\n"
