@@ -34,9 +34,9 @@
  * dynamic-slice read only what they return of their operand, and
  * dynamic-update-slice updates in place (reads the update, writes it).
  * A fusion reads its operands once and writes its result once; an
- * operand that the fused computation reaches only through slices or
- * dynamic-slices counts only the bytes those read, one never used
- * inside counts nothing.
+ * operand that the fused computation reaches only through slices,
+ * dynamic-slices or gathers (as their operand) counts only the bytes
+ * those read, one never used inside counts nothing.
  *
  * Control flow: call is the sum of its computation's kernels; while is
  * its body's kernels times its trip count and its condition's one time
@@ -726,9 +726,10 @@ static Cost called_sum(Memo *mo, const HloInstr *ins, MemoKind k)
 	return sum;
 }
 
-/* Does the fused parameter p reach the fusion only through slices?
- * Returns the bytes those slices read (or -1: p is read some other way,
- * so the whole operand counts). */
+/* Does the fused parameter p reach the fusion only through slices (and
+ * gathers, which read what they return, as unfused)? Returns the bytes
+ * those read (or -1: p is read some other way, so the whole operand
+ * counts). */
 static int64_t sliced_bytes(const HloInstr *p)
 {
 	if (p == p->parent->root)
@@ -736,7 +737,8 @@ static int64_t sliced_bytes(const HloInstr *p)
 	int64_t sum = 0;
 	for (int i = 0; i < p->nusers; i++) {
 		const HloInstr *u = p->users[i];
-		bool slice = u->op == HLO_SLICE || u->op == HLO_DYNAMIC_SLICE;
+		bool slice = u->op == HLO_SLICE || u->op == HLO_DYNAMIC_SLICE ||
+			     u->op == HLO_GATHER;
 		if (!slice || u->ops[0] != p)
 			return -1;
 		for (int j = 1; j < u->nops; j++) /* p as a start index */

@@ -184,6 +184,39 @@ static void test_fusion_slices(void **state)
 	hlo_module_free(m);
 }
 
+/* A gather reads what it returns of its operand, fused as unfused: an
+ * embedding lookup of 8 rows of 64 from a [1000,64] table reads 2 KiB of
+ * the table, not 250 KiB (fusion made the embedding example cost more
+ * bytes than before it). The indices are read whole. */
+static void test_fusion_gather(void **state)
+{
+	(void)state;
+	HloModule *m = load_text(
+		"HloModule t\n\n"
+		"fused {\n"
+		"  t = f32[1000,64] parameter(0)\n"
+		"  i = s32[8,1] parameter(1)\n"
+		"  g = f32[8,64] gather(t, i), offset_dims={1}, "
+		"collapsed_slice_dims={0}, start_index_map={0}, "
+		"index_vector_dim=1, slice_sizes={1,64}\n"
+		"  ROOT e = f32[8,64] exponential(g)\n"
+		"}\n\n"
+		"ENTRY e {\n"
+		"  t = f32[1000,64] parameter(0)\n"
+		"  i = s32[8,1] parameter(1)\n"
+		"  f = f32[8,64] fusion(t, i), kind=kLoop, calls=fused\n"
+		"  g = f32[8,64] gather(t, i), offset_dims={1}, "
+		"collapsed_slice_dims={0}, start_index_map={0}, "
+		"index_vector_dim=1, slice_sizes={1,64}\n"
+		"  ROOT r = (f32[8,64], f32[8,64]) tuple(f, g)\n"
+		"}\n");
+	const HloInstr *f = find(m, "f"), *g = find(m, "g");
+	assert_int_equal(cost_operand_bytes(g, 0), 8 * 64 * 4);
+	assert_int_equal(cost_operand_bytes(f, 0), 8 * 64 * 4);
+	assert_int_equal(cost_operand_bytes(f, 1), 32);
+	hlo_module_free(m);
+}
+
 /* A parameter that is also used whole (here by the root) is read
  * whole, even when a slice reads part of it too; a multi-output fusion
  * writes both of its results. */
@@ -607,6 +640,7 @@ int main(void)
 		cmocka_unit_test(test_convolution),
 		cmocka_unit_test(test_reduce),
 		cmocka_unit_test(test_fusion_slices),
+		cmocka_unit_test(test_fusion_gather),
 		cmocka_unit_test(test_fusion_whole_and_tuple),
 		cmocka_unit_test(test_while_and_call),
 		cmocka_unit_test(test_trip_counts),
