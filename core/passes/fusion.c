@@ -718,7 +718,8 @@ static PairBytes pair_bytes(const HloInstr *p, const HloInstr *c)
 		    o->op != HLO_CONSTANT && shape_elements(o->shape) >= n)
 			r.dup_reads += read;
 	}
-	bool kernel = fz_is_kernel(p), kept = p->nusers > 1 && kernel;
+	bool kernel = fz_is_kernel(p),
+	     kept = (p->nusers > 1 || p->parent->root == p) && kernel;
 	int64_t own = kernel ? io_p : 0;
 	r.saved = io_c + own - (r.merged + (kept ? own : 0));
 	return r;
@@ -799,7 +800,10 @@ static bool decide(GroupCache *gcache, const HloInstr *p, const HloInstr *c,
 			v, false, "both-hero",
 			"both the producer and the consumer contain a dot, "
 			"convolution or reduce");
-	int others = p->nusers - 1;
+	/* a computation's result stays where it is, fused or not: one
+	 * more reader outside */
+	bool root = p->parent && p->parent->root == p;
+	int others = p->nusers - 1 + root;
 	if ((gp.nreduce || gp.ndot) && !shape_same_dims(p->shape, c->shape)) {
 		fz_shape_text(b1, sizeof b1, c->shape);
 		fz_shape_text(b2, sizeof b2, p->shape);
@@ -820,8 +824,9 @@ static bool decide(GroupCache *gcache, const HloInstr *p, const HloInstr *c,
 	if (others > 0 && gp.costly)
 		return fz_say(v, false, "expensive-duplicated",
 			      "the producer is expensive (%s) and would be "
-			      "duplicated: it has %d other user%s",
-			      gp.costly, others, others == 1 ? "" : "s");
+			      "duplicated: it has %d other user%s%s",
+			      gp.costly, others, others == 1 ? "" : "s",
+			      root ? " (the computation's result is one)" : "");
 	int64_t dup_reads = others > 0 ? pb.dup_reads : 0;
 	if (others > 0 && dup_reads > fz_bytes_of(p)) {
 		fz_human(b1, sizeof b1, dup_reads - fz_bytes_of(p));
@@ -849,9 +854,10 @@ static bool decide(GroupCache *gcache, const HloInstr *p, const HloInstr *c,
 	if (others > 0)
 		return fz_say(v, true, "fused-duplicated",
 			      "cheap producer copied into the consumer; its %d "
-			      "other user%s keep%s it",
+			      "other user%s keep%s it%s",
 			      others, others == 1 ? "" : "s",
-			      others == 1 ? "s" : "");
+			      others == 1 ? "s" : "",
+			      root ? " (the computation's result is one)" : "");
 	if (gp.nreduce)
 		return fz_say(v, true, "reduce-epilogue",
 			      "elementwise epilogue fused into the reduction "
