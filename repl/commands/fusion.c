@@ -286,6 +286,8 @@ bool cmd_fusions(Session *s, const CmdArgs *a)
 				d->producer, rel, d->consumer, d->rule,
 				fusion_decision_reason(d, why, sizeof why));
 	}
+	if (only && !shown)
+		fprintf(s->out, "  (no decision matches '%s')\n", only);
 	fprintf(s->out, "decisions by rule:\n");
 	summary(s, l);
 	if (l->ng)

@@ -408,7 +408,8 @@ static const Topic topics[] = {
 	 "Example: n = u32[8] popcnt(u32[8] x)\n"},
 	{"power", TOPIC_OPCODE,
 	 "Elementwise x^y for two operands of the same shape and type. For\n"
-	 "integers, a negative exponent gives 0 (except for base 1, as XLA).\n"
+	 "integers, a negative exponent gives 1/x^|y| truncated: 0, except 1 for\n"
+	 "base 1 and +-1 for base -1 (as XLA:CPU; XLA's constant folder gives 0).\n"
 	 "Expensive; algsimp rewrites x^2 into x*x.\n"},
 	{"ragged-all-to-all", TOPIC_OPCODE,
 	 "Collective all-to-all on ragged data: the operands give, per peer, the\n"
@@ -628,7 +629,8 @@ static const Topic topics[] = {
 	 "nothing -> their operand, slice of slice, select with a constant\n"
 	 "predicate, a dot with size-1 dimensions -> multiply, a reduce over\n"
 	 "size-1 dimensions -> reshape. Some rules hold for integers only (x*0\n"
-	 "is NaN for x = inf). dce removes whatever the rewrites leave unused.\n"},
+	 "is NaN for x = inf). What a rewrite leaves unused goes with it (as in\n"
+	 "XLA); code that was dead before is dce's.\n"},
 	{"call-inliner", TOPIC_PASS,
 	 "Replaces every `call` instruction by a copy of the called computation's\n"
 	 "instructions, with the callee's parameters wired to the call's operands,\n"
@@ -654,8 +656,8 @@ static const Topic topics[] = {
 	 "Dead code elimination: removes instructions whose value nobody uses\n"
 	 "(not the root, no users, no side effects), repeatedly, since removing\n"
 	 "one can make its operands dead; then removes computations no longer\n"
-	 "called from the entry. Other passes leave dead instructions behind on\n"
-	 "purpose and rely on dce to clean up.\n"},
+	 "called from the entry. The other passes remove what their own\n"
+	 "rewrites leave unused; what was dead before they ran stays for dce.\n"},
 	{"fusion", TOPIC_PASS,
 	 "Producer/consumer fusion, XLA style: walking consumers before producers,\n"
 	 "it merges a producer into its consumer when that is legal and saves\n"
@@ -719,8 +721,9 @@ static const Topic topics[] = {
 	 "Fusion merges several HLO instructions into one kernel (a `fusion`\n"
 	 "instruction) so intermediate values stay in registers instead of\n"
 	 "being written to memory and read back. Most ML ops are memory bound,\n"
-	 "so fewer bytes moved means faster: softmax has 7 unfused kernels but\n"
-	 "needs 2-3 fused ones. The `kernels` count of `stats` shows the effect.\n"
+	 "so fewer bytes moved means faster: softmax has 7 unfused kernels, 3\n"
+	 "after `pipeline` (fusion makes 4, multi-output fusion 3). The `kernels`\n"
+	 "count of `stats` shows the effect.\n"
 	 "See 'explain fusion-kinds', 'explain multi-output-fusion', and\n"
 	 "`pass fusion` then `fusions` and `why A B`.\n"},
 	{"fusion-kinds", TOPIC_CONCEPT,
@@ -743,10 +746,12 @@ static const Topic topics[] = {
 	 "Buffer assignment decides where every value lives in memory. It walks\n"
 	 "the schedule, computes each value's live range (definition to last use),\n"
 	 "and lets values whose ranges do not overlap share a buffer; tuples and\n"
-	 "bitcasts alias their operands, in-place ops (dynamic-update-slice) reuse\n"
-	 "their input. The result is the peak memory of the program, and one\n"
-	 "allocation for all temporaries. Fusion shrinks it: fused intermediates\n"
-	 "need no buffer at all. Try `memory`.\n"},
+	 "bitcasts alias their operands. XLA also lets an in-place op\n"
+	 "(dynamic-update-slice) write into its input; `memory` here gives it a\n"
+	 "buffer of its own (`cost` counts its bytes as in place). The result is\n"
+	 "the peak memory of the program, and one allocation for all\n"
+	 "temporaries. Fusion shrinks it: fused intermediates need no buffer at\n"
+	 "all. Try `memory`.\n"},
 	{"scheduling", TOPIC_CONCEPT,
 	 "Scheduling picks the order in which a computation's instructions run\n"
 	 "(any topological order is correct). The order decides which values are\n"

@@ -454,9 +454,10 @@ static Literal **gather_args(Session *s, int *np, char **fresh)
 		args[i] = v->lit;
 	}
 	if (made > QUIET_NOTES)
-		fprintf(s->out, "note: and %d more parameters without input get "
-			"random values (seed = parameter number)\n",
-			made - QUIET_NOTES);
+		fprintf(s->out, "note: and %d more parameter%s without input "
+			"get%s random values (seed = parameter number)\n",
+			made - QUIET_NOTES, made - QUIET_NOTES == 1 ? "" : "s",
+			made - QUIET_NOTES == 1 ? "s" : "");
 	return args;
 }
 
