@@ -395,6 +395,33 @@ static bool closes_comment(const char *s, size_t n)
 	return false;
 }
 
+/* The length of HLO line s without a '#' comment at its end: a '#' that
+ * starts a word (after a blank), outside strings and brackets ('#' also
+ * appears in layouts, {0:#(u32)}). XLA's text has no such comments; a
+ * script's HLO lines may, like its commands. */
+static size_t before_comment(const char *s, size_t n)
+{
+	int depth = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (c == '"') {
+			for (i++; i < n && s[i] != '"'; i++)
+				if (s[i] == '\\')
+					i++;
+		} else if (c == '{' || c == '(' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ')' || c == ']') {
+			depth--;
+		} else if (c == '#' && depth <= 0 && i > 0 &&
+			   (s[i - 1] == ' ' || s[i - 1] == '\t')) {
+			while (i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t'))
+				i--;
+			return i;
+		}
+	}
+	return n;
+}
+
 static void unit_add(Reader *r)
 {
 	const char *s = cur_text(r);
@@ -408,6 +435,8 @@ static void unit_add(Reader *r)
 	size_t i = skip_blanks(s, n, 0);
 	if (i < n && s[i] == '#')
 		return;
+	if (r->hlo)
+		n = before_comment(s, n);
 	sb_putn(&r->unit, s, n);
 	/* Counting line by line keeps long blocks linear; a comment that
 	 * spans lines is counted again together once, at the line that
@@ -530,6 +559,7 @@ static bool read_unit(Reader *r, Unit *u)
 			return false;
 		k = repl_classify_line(cur_text(r), r->cur.len);
 	} while (k == LINE_BLANK || k == LINE_COMMENT);
+	r->hlo = k == LINE_INSTR || k == LINE_BLOCK || k == LINE_MODULE;
 	unit_start(r);
 	if (k == LINE_INSTR)
 		finish(r, u, UNIT_INSTR, gather_open(r));

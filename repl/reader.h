@@ -61,6 +61,8 @@ struct Reader {
 	bool in_comment;  /* the unit ends inside one (opened after settled) */
 	int nlines;       /* lines in the unit so far */
 	int nul_line;     /* first line of the unit holding a NUL byte */
+	bool hlo;         /* the unit is HLO text (an instruction, a block):
+			     a '#' word ends its lines, as a comment */
 	char msg[96];
 	char *history_path;
 };
