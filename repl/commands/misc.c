@@ -37,7 +37,7 @@ static const char *const other_lines[][2] = {
 	{"name = [shape] op(...)",
 	 "Add an instruction to the entry computation."},
 	{"HloModule ... | name {", "Load the module typed up to its '}'."},
-	{"# text", "A comment (also after a command's arguments or HLO text)."},
+	{"# text", "A comment (also after a command's arguments or typed HLO)."},
 };
 
 static void list_commands(Session *s)
