@@ -173,6 +173,35 @@ static void put_opcode(StrBuf *b, const HloInstr *ins)
 						 : "-done");
 }
 
+/* A constant's literal, a negative zero written -0.0: XLA prints -0 but
+ * its parser reads -0 as +0 (and -0.0 as -0), so a saved -0 changed what
+ * the module computes in XLA. Integers never print -0. */
+static void put_constant(StrBuf *b, const Literal *l, int64_t max_elems)
+{
+	size_t from = b->len;
+	literal_print(b, l, max_elems);
+	if (b->oom || !strstr(sb_str(b) + from, "-0"))
+		return;
+	StrBuf t;
+	sb_init(&t);
+	const char *s = sb_str(b) + from;
+	size_t n = b->len - from;
+	for (size_t i = 0; i < n; i++) {
+		sb_putc(&t, s[i]);
+		bool start = i == 0 || strchr("{(, ", s[i - 1]);
+		bool whole = i + 2 >= n || strchr(",})", s[i + 2]) ||
+			     s[i + 2] == ' ';
+		if (s[i] == '-' && start && i + 1 < n && s[i + 1] == '0' &&
+		    whole) {
+			sb_puts(&t, "0.0");
+			i++;
+		}
+	}
+	b->len = from;
+	sb_putn(b, sb_str(&t), t.len);
+	sb_free(&t);
+}
+
 static void put_operands(StrBuf *b, const HloInstr *ins, const PrintOpts *o)
 {
 	if (ins->op == HLO_PARAMETER) {
@@ -181,7 +210,7 @@ static void put_operands(StrBuf *b, const HloInstr *ins, const PrintOpts *o)
 	}
 	if (ins->op == HLO_CONSTANT) {
 		if (ins->literal)
-			literal_print(b, ins->literal, o->max_const_elems);
+			put_constant(b, ins->literal, o->max_const_elems);
 		return;
 	}
 	for (int i = 0; i < ins->nops; i++) {

@@ -598,6 +598,39 @@ static void omitted_shapes_take_layouts(void **st)
 	hlo_module_free(m);
 }
 
+/* A negative zero in a constant is written -0.0 (XLA prints -0, but its
+ * parser reads -0 as +0 and -0.0 as -0: a saved -0 changed what the
+ * module computes there); it reads back as -0, and -0.5, 0 and integers
+ * are left alone. */
+static void negative_zero_constants(void **st)
+{
+	(void)st;
+	HloModule *m = load(
+		"HloModule m\nENTRY e {\n  c = f32[] constant(-0)\n"
+		"  d = f32[3] constant({-0, 1, -0.5})\n"
+		"  x = c64[2] constant({(-0, -0), (1, 0)})\n"
+		"  i = s32[2] constant({-0, -10})\n"
+		"  ROOT r = (f32[], f32[3], c64[2], s32[2]) tuple(c, d, x, i)\n}\n");
+	char *t = print_long(m);
+	static const char *const want[] = {
+		"constant(-0.0)\n", "constant({-0.0, 1, -0.5})\n",
+		"constant({(-0.0, -0.0), (1, 0)})\n", "constant({0, -10})\n"};
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+		if (!strstr(t, want[i]))
+			fail_msg("no '%s' in:\n%s", want[i], t);
+	HloModule *m2 = load(t);
+	const HloInstr *c = hlo_comp_find(m2->entry, "c");
+	uint32_t bits;
+	memcpy(&bits, c->literal->data, 4);
+	assert_int_equal(bits, 0x80000000u);
+	char *t2 = print_long(m2);
+	same_text(t2, t);
+	free(t);
+	free(t2);
+	hlo_module_free(m);
+	hlo_module_free(m2);
+}
+
 /* Printing twice gives the same text (nothing in the printer is stateful). */
 static void print_is_repeatable(void **st)
 {
@@ -698,6 +731,7 @@ int main(void)
 		cmocka_unit_test(long_tuples),
 		cmocka_unit_test(header_layout_kept),
 		cmocka_unit_test(omitted_shapes_take_layouts),
+		cmocka_unit_test(negative_zero_constants),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
