@@ -1014,13 +1014,17 @@ static void check_params(V *v, const HloComp *c)
 		HloInstr *p = c->instrs[i];
 		if (p->op != HLO_PARAMETER)
 			continue;
-		if (p->param_no < 0 || p->param_no >= n)
+		if ((p->param_no < 0 || p->param_no >= n) && n == 1)
 			err(v, p,
-			    "parameter number %lld is out of range: "
-			    "computation '%s' has %d parameter%s, numbered "
-			    "from 0",
-			    (long long)p->param_no, c->name, n,
-			    n == 1 ? "" : "s");
+			    "parameter number %lld is out of range: the only "
+			    "parameter of computation '%s' is number 0",
+			    (long long)p->param_no, c->name);
+		else if (p->param_no < 0 || p->param_no >= n)
+			err(v, p,
+			    "parameter number %lld is out of range: the %d "
+			    "parameters of computation '%s' (this one "
+			    "included) are numbered 0 to %d",
+			    (long long)p->param_no, n, c->name, n - 1);
 		else if (seen[p->param_no])
 			err(v, p,
 			    "parameter number %lld is already used by '%s'",
