@@ -136,7 +136,8 @@ static void verify_parameter_numbers(void **st)
 			     "  q = f32[] parameter(2)\n"
 			     "  ROOT r = f32[] add(p, q)\n")),
 		"t.hlo:5:3: error: parameter 'q': parameter number 2 is out "
-		"of range: computation 'e' has 2 parameters");
+		"of range: the 2 parameters of computation 'e' (this one "
+		"included) are numbered 0 to 1");
 	check_error(verify(ENTRY("  p = f32[] parameter(0)\n"
 				 "  q = f32[] parameter(0)\n"
 				 "  ROOT r = f32[] add(p, q)\n")),
