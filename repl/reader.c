@@ -408,6 +408,14 @@ static size_t before_comment(const char *s, size_t n)
 			for (i++; i < n && s[i] != '"'; i++)
 				if (s[i] == '\\')
 					i++;
+		} else if (c == '/' && i + 1 < n && s[i + 1] == '/') {
+			return n; /* the rest is a comment already */
+		} else if (c == '/' && i + 1 < n && s[i + 1] == '*') {
+			/* a '#' in a slash-star comment is the comment's */
+			for (i += 2; i + 1 < n && !(s[i] == '*' && s[i + 1] == '/');
+			     i++)
+				;
+			i++;
 		} else if (c == '{' || c == '(' || c == '[') {
 			depth++;
 		} else if (c == '}' || c == ')' || c == ']') {
@@ -435,7 +443,7 @@ static void unit_add(Reader *r)
 	size_t i = skip_blanks(s, n, 0);
 	if (i < n && s[i] == '#')
 		return;
-	if (r->hlo)
+	if (r->hlo && !r->in_comment) /* a line inside one: its text */
 		n = before_comment(s, n);
 	sb_putn(&r->unit, s, n);
 	/* Counting line by line keeps long blocks linear; a comment that
