@@ -1170,32 +1170,70 @@ static int by_first(const void *a, const void *b)
 			    : (x[1] > y[1]) - (x[1] < y[1]);
 }
 
-/* The instructions x's control-predecessors={a, %b} names, up to cap,
- * into out (NULL for a name no instruction of x's computation has);
- * returns how many names there are, -1 when x has no such list. */
-static int ctrl_list(const HloInstr *x, const HloInstr **out, int cap,
-		     const char **names, char *buf, size_t bufcap)
+/* The control edges of a computation being checked: (predecessor,
+ * successor) positions, and whether a list had a bad name. */
+typedef struct CtrlEdges {
+	V *v;
+	int (*e)[2];
+	int n, cap;
+	bool oom;
+} CtrlEdges;
+
+/* One name of x's list: an instruction of x's computation other than
+ * x, kept as an edge; else an error. */
+static void ctrl_name(CtrlEdges *ce, const HloInstr *x, const char *name)
+{
+	const HloInstr *y = namemap_get(&x->parent->names, name);
+	if (!y) {
+		err(ce->v, x,
+		    "control-predecessors names '%s', which is not an "
+		    "instruction of computation '%s'",
+		    name, x->parent->name);
+		return;
+	}
+	if (y == x) {
+		err(ce->v, x, "control-predecessors names the instruction itself");
+		return;
+	}
+	if (ce->n == ce->cap) {
+		int cap = ce->cap ? ce->cap * 2 : 16;
+		void *more = realloc(ce->e, sizeof *ce->e * (size_t)cap);
+		if (!more) {
+			ce->oom = true;
+			return;
+		}
+		ce->e = more;
+		ce->cap = cap;
+	}
+	ce->e[ce->n][0] = (int)y->mark;
+	ce->e[ce->n++][1] = (int)x->mark;
+}
+
+/* Each name of x's control-predecessors={a, %b} through ctrl_name; how
+ * many there are, -1 when x has no such list. */
+static int ctrl_names(CtrlEdges *ce, const HloInstr *x)
 {
 	const HloAttr *a = hlo_attr_find_raw(x, "control-predecessors");
 	if (!a || !a->u.s)
 		return -1;
 	int n = 0;
-	size_t used = 0;
-	for (const char *p = a->u.s; *p;) {
+	for (const char *p = a->u.s; *p && !ce->oom;) {
 		while (*p == '{' || *p == '}' || *p == ',' || *p == ' ' ||
 		       *p == '\t' || *p == '\n' || *p == '%')
 			p++;
 		size_t k = strcspn(p, "{}, \t\n%");
 		if (!k)
 			break;
-		if (n < cap && used + k + 1 <= bufcap) {
-			char *name = buf + used;
-			memcpy(name, p, k);
-			name[k] = 0;
-			used += k + 1;
-			names[n] = name;
-			out[n] = namemap_get(&x->parent->names, name);
+		char small[256], *name = k < sizeof small ? small : malloc(k + 1);
+		if (!name) {
+			ce->oom = true;
+			break;
 		}
+		memcpy(name, p, k);
+		name[k] = 0;
+		ctrl_name(ce, x, name);
+		if (name != small)
+			free(name);
 		n++;
 		p += k;
 	}
@@ -1208,70 +1246,40 @@ static int ctrl_list(const HloInstr *x, const HloInstr **out, int cap,
  * as text and saved for XLA to refuse). */
 static void check_control(V *v, HloComp *c)
 {
-	enum { CAP = 256 };
-	const HloInstr *pred[CAP];
-	const char *names[CAP];
-	char buf[4096];
-	int with = 0;
-	for (int i = 0; i < c->n; i++) {
+	CtrlEdges ce = {.v = v};
+	int with = 0, before = v->d->errors;
+	for (int i = 0; i < c->n; i++) /* positions, for the edges */
+		c->instrs[i]->mark = (unsigned)i;
+	for (int i = 0; i < c->n && !ce.oom; i++) {
 		const HloInstr *x = c->instrs[i];
-		int n = ctrl_list(x, pred, CAP, names, buf, sizeof buf);
-		if (n < 0)
-			continue;
-		with++;
+		int n = ctrl_names(&ce, x);
+		with += n >= 0;
 		if (n == 0)
 			err(v, x, "control-predecessors lists no instruction");
-		for (int k = 0; k < n && k < CAP; k++) {
-			if (!pred[k])
-				err(v, x,
-				    "control-predecessors names '%s', which is "
-				    "not an instruction of computation '%s'",
-				    names[k], c->name);
-			else if (pred[k] == x)
-				err(v, x, "control-predecessors names the "
-					  "instruction itself");
-		}
 	}
-	if (!with || full(v) || v->d->errors > v->start)
-		return;
-	/* A cycle through the edges: Kahn's order over operands and
-	 * control predecessors, by position (in mark); the control edges
-	 * gathered first, grouped by their predecessor. */
-	int *indeg = calloc((size_t)c->n + 1, sizeof *indeg);
-	int *order = malloc(sizeof *order * ((size_t)c->n + 1));
-	int (*edge)[2] = NULL;
-	int nedge = 0, capedge = 0;
-	bool oom = !indeg || !order;
-	for (int i = 0; !oom && i < c->n; i++)
-		c->instrs[i]->mark = (unsigned)i;
-	for (int i = 0; !oom && i < c->n; i++) {
+	int *indeg = NULL, *order = NULL;
+	if (!with || ce.oom || full(v) || v->d->errors > before)
+		goto out;
+	/* A cycle through the edges: Kahn's order over operands and control
+	 * predecessors, the control edges grouped by their predecessor. */
+	indeg = calloc((size_t)c->n + 1, sizeof *indeg);
+	order = malloc(sizeof *order * ((size_t)c->n + 1));
+	if (!indeg || !order)
+		goto out;
+	for (int i = 0; i < c->n; i++) {
 		const HloInstr *x = c->instrs[i];
 		for (int k = 0; k < x->nops; k++)
 			indeg[i] += x->ops[k] && x->ops[k]->parent == c;
-		int n = ctrl_list(x, pred, CAP, names, buf, sizeof buf);
-		for (int k = 0; k < n && k < CAP && !oom; k++) {
-			if (nedge == capedge) {
-				capedge = capedge ? capedge * 2 : 16;
-				void *more = realloc(edge, sizeof *edge *
-								   (size_t)capedge);
-				if (!more) {
-					oom = true;
-					break;
-				}
-				edge = more;
-			}
-			edge[nedge][0] = (int)pred[k]->mark;
-			edge[nedge++][1] = i;
-			indeg[i]++;
-		}
 	}
-	if (!oom && nedge > 1)
-		qsort(edge, (size_t)nedge, sizeof *edge, by_first);
+	for (int k = 0; k < ce.n; k++)
+		indeg[ce.e[k][1]]++;
+	if (ce.n > 1)
+		qsort(ce.e, (size_t)ce.n, sizeof *ce.e, by_first);
 	int head = 0, tail = 0;
-	for (int i = 0; !oom && i < c->n; i++)
+	for (int i = 0; i < c->n; i++)
 		if (!indeg[i])
 			order[tail++] = i;
-	while (!oom && head < tail) {
+	while (head < tail) {
 		int xi = order[head++];
 		const HloInstr *x = c->instrs[xi];
 		for (int u = 0; u < x->nusers; u++) {
@@ -1282,19 +1290,19 @@ static void check_control(V *v, HloComp *c)
 				if (y->ops[k] == x && !--indeg[y->mark])
 					order[tail++] = (int)y->mark;
 		}
-		int lo = 0, hi = nedge; /* the first edge from xi */
+		int lo = 0, hi = ce.n; /* the first edge from xi */
 		while (lo < hi) {
 			int mid = (lo + hi) / 2;
-			if (edge[mid][0] < xi)
+			if (ce.e[mid][0] < xi)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		for (int k = lo; k < nedge && edge[k][0] == xi; k++)
-			if (!--indeg[edge[k][1]])
-				order[tail++] = edge[k][1];
+		for (int k = lo; k < ce.n && ce.e[k][0] == xi; k++)
+			if (!--indeg[ce.e[k][1]])
+				order[tail++] = ce.e[k][1];
 	}
-	if (!oom && tail < c->n)
+	if (tail < c->n)
 		for (int i = 0; i < c->n; i++)
 			if (indeg[i]) {
 				err(v, c->instrs[i],
@@ -1302,9 +1310,10 @@ static void check_control(V *v, HloComp *c)
 				    "through it");
 				break;
 			}
-	free(edge);
+out:
 	for (int i = 0; i < c->n; i++)
 		c->instrs[i]->mark = 0;
+	free(ce.e);
 	free(indeg);
 	free(order);
 }

@@ -396,9 +396,10 @@ static bool closes_comment(const char *s, size_t n)
 }
 
 /* The length of HLO line s without a '#' comment at its end: a '#' that
- * starts a word (after a blank), outside strings and brackets ('#' also
- * appears in layouts, {0:#(u32)}). XLA's text has no such comments; a
- * script's HLO lines may, like its commands. */
+ * starts a word (after a blank), outside strings, slash-star comments
+ * and, unless a blank or the end follows it, brackets ('#' also appears
+ * in layouts, {0:#(u32)}). XLA's text has no such comments; a script's
+ * HLO lines may, like its commands. */
 static size_t before_comment(const char *s, size_t n)
 {
 	int depth = 0;
@@ -420,8 +421,12 @@ static size_t before_comment(const char *s, size_t n)
 			depth++;
 		} else if (c == '}' || c == ')' || c == ']') {
 			depth--;
-		} else if (c == '#' && depth <= 0 && i > 0 &&
-			   (s[i - 1] == ' ' || s[i - 1] == '\t')) {
+		} else if (c == '#' && i > 0 &&
+			   (s[i - 1] == ' ' || s[i - 1] == '\t') &&
+			   (depth <= 0 || i + 1 == n || s[i + 1] == ' ' ||
+			    s[i + 1] == '\t')) {
+			/* in brackets only "# text": a layout's #(u32) is
+			 * no comment, "ENTRY e { # entry" is */
 			while (i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t'))
 				i--;
 			return i;

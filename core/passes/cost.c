@@ -564,7 +564,8 @@ static int64_t loop_runs(const char *dir, int64_t c0, int64_t n, int64_t step,
 	int64_t lo = !sgn ? 0 : bits >= 64 ? INT64_MIN : -hi - 1;
 	uint64_t room = up ? (uint64_t)hi - (uint64_t)c0
 			   : (uint64_t)c0 - (uint64_t)lo;
-	if (runs > (uint64_t)INT64_MAX || (s && runs > room / s))
+	/* the condition runs once more: runs + 1 must fit too */
+	if (runs >= (uint64_t)INT64_MAX || (s && runs > room / s))
 		return -1;
 	return (int64_t)runs;
 }
@@ -608,6 +609,8 @@ int64_t cost_trip_count(const HloInstr *w, char *how, size_t cap)
 	if (!w || w->op != HLO_WHILE || w->nops != 1)
 		return -1;
 	int64_t n = known_trip_count(w);
+	if (n == INT64_MAX) /* the condition's n + 1 runs would not fit */
+		return -1;
 	if (n >= 0) {
 		if (how)
 			snprintf(how, cap, "known_trip_count in its backend_config");

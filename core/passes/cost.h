@@ -69,7 +69,8 @@ int64_t cost_operand_bytes(const HloInstr *ins, int i);
  * starts as a constant, that the body adds a constant to, and that the
  * condition's root compares with a constant (or with an element the
  * body leaves alone that starts as one). -1 when not known (also for a
- * loop that would not end, or whose counter would wrap). how (cap
+ * loop that would not end, whose counter would wrap, or that runs
+ * INT64_MAX times: its condition's count would not fit). how (cap
  * bytes, may be NULL) gets where the figure comes from, in words. */
 int64_t cost_trip_count(const HloInstr *w, char *how, size_t cap);
 /* Arithmetic intensity: flops per byte moved (0 when no bytes move). */

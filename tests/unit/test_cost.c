@@ -459,6 +459,34 @@ static void test_trip_counts(void **state)
 	print_message("trip counts: %d loops, %d known\n", cases, known);
 }
 
+/* A loop that runs INT64_MAX times (said so, or counted from INT64_MIN
+ * below -1): its condition's INT64_MAX + 1 runs do not fit, so the trip
+ * count is not known and the loop is counted once (the sum overflowed,
+ * an abort under UBSan). */
+static void test_trip_count_limits(void **state)
+{
+	(void)state;
+	HloModule *m = load_text(
+		"HloModule t\n\n"
+		"c {\n  p = s64[] parameter(0)\n  n = s64[] constant(-1)\n"
+		"  ROOT lt = pred[] compare(p, n), direction=LT\n}\n\n"
+		"b {\n  p = s64[] parameter(0)\n  one = s64[] constant(1)\n"
+		"  ROOT a = s64[] add(p, one)\n}\n\n"
+		"ENTRY e {\n"
+		"  lo = s64[] constant(-9223372036854775808)\n"
+		"  w = s64[] while(lo), condition=c, body=b\n"
+		"  z = s64[] constant(0)\n"
+		"  ROOT k = s64[] while(z), condition=c, body=b, "
+		"backend_config={\"known_trip_count\":{\"n\":"
+		"\"9223372036854775807\"}}\n"
+		"}\n");
+	assert_int_equal(cost_trip_count(find(m, "w"), NULL, 0), -1);
+	assert_int_equal(cost_trip_count(find(m, "k"), NULL, 0), -1);
+	assert_cost(cost_instr(find(m, "w")), 2, 0, 32, 9);
+	assert_cost(cost_instr(find(m, "k")), 2, 0, 32, 9);
+	hlo_module_free(m);
+}
+
 /* A conditional: each figure from its most expensive branch (only one
  * runs): branch a is exp of f32[4] (4 flops, 4 transcendental, 16 read,
  * 16 written), branch b two adds (8 flops, 64 read, 32 written). */
@@ -644,6 +672,7 @@ int main(void)
 		cmocka_unit_test(test_fusion_whole_and_tuple),
 		cmocka_unit_test(test_while_and_call),
 		cmocka_unit_test(test_trip_counts),
+		cmocka_unit_test(test_trip_count_limits),
 		cmocka_unit_test(test_conditional),
 		cmocka_unit_test(test_dynamic_update_slice),
 		cmocka_unit_test(test_bytes_after_verify),
