@@ -821,12 +821,17 @@ static bool decide(GroupCache *gcache, const HloInstr *p, const HloInstr *c,
 			      gp.ndot ? "dot/convolution" : "reduce",
 			      c->op == HLO_FUSION ? "holds" : "is",
 			      gc.not_ew ? gc.not_ew : hlo_opcode_name(c->op));
+	if (others > 0 && gp.costly && root)
+		return fz_say(v, false, "expensive-duplicated",
+			      "the producer is expensive (%s) and would be "
+			      "duplicated: it has %d other user%s (the "
+			      "computation's result is one)",
+			      gp.costly, others, others == 1 ? "" : "s");
 	if (others > 0 && gp.costly)
 		return fz_say(v, false, "expensive-duplicated",
 			      "the producer is expensive (%s) and would be "
-			      "duplicated: it has %d other user%s%s",
-			      gp.costly, others, others == 1 ? "" : "s",
-			      root ? " (the computation's result is one)" : "");
+			      "duplicated: it has %d other user%s",
+			      gp.costly, others, others == 1 ? "" : "s");
 	int64_t dup_reads = others > 0 ? pb.dup_reads : 0;
 	if (others > 0 && dup_reads > fz_bytes_of(p)) {
 		fz_human(b1, sizeof b1, dup_reads - fz_bytes_of(p));
@@ -851,13 +856,19 @@ static bool decide(GroupCache *gcache, const HloInstr *p, const HloInstr *c,
 	both.nreduce += gp.nreduce;
 	both.ndot += gp.ndot;
 	v->kind = fz_kind_from(&both);
+	if (others > 0 && root)
+		return fz_say(v, true, "fused-duplicated",
+			      "cheap producer copied into the consumer; its %d "
+			      "other user%s keep%s it (the computation's "
+			      "result is one)",
+			      others, others == 1 ? "" : "s",
+			      others == 1 ? "s" : "");
 	if (others > 0)
 		return fz_say(v, true, "fused-duplicated",
 			      "cheap producer copied into the consumer; its %d "
-			      "other user%s keep%s it%s",
+			      "other user%s keep%s it",
 			      others, others == 1 ? "" : "s",
-			      others == 1 ? "s" : "",
-			      root ? " (the computation's result is one)" : "");
+			      others == 1 ? "s" : "");
 	if (gp.nreduce)
 		return fz_say(v, true, "reduce-epilogue",
 			      "elementwise epilogue fused into the reduction "
