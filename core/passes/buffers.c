@@ -10,7 +10,9 @@
  * fusion's: one per leaf, in leaf order; the tuple's index table, a few
  * pointers, is not counted). Tokens have no buffer. bitcast,
  * get-tuple-element and tuple define nothing: they name their operands'
- * buffers. A buffer lives from its defining position to its last use by
+ * buffers. A dynamic-update-slice that is the only reader of the array
+ * it updates, a temporary of that array's own, writes into it in place
+ * (as XLA's buffer assignment shares it). A buffer lives from its defining position to its last use by
  * an instruction that reads it (a use through an alias counts at the
  * position of the alias's reader); parameters and constants live over
  * the whole schedule and the root's buffers to its end.
@@ -121,9 +123,12 @@ static void copy_leaves(Asg *a, int q, int from, int n)
 		put_leaf(a, a->leaves[a->lfirst[q] + from + i]);
 }
 
+static bool is_alias(const Asg *a, int p);
+
 /* Makes the value at p name its operands' buffers when it is an alias
- * (bitcast, get-tuple-element, tuple) whose shapes agree; false when it
- * must define buffers of its own. */
+ * (bitcast, get-tuple-element, tuple) whose shapes agree, or updates its
+ * operand in place (dynamic-update-slice); false when it must define
+ * buffers of its own. */
 static bool alias_leaves(Asg *a, const HloInstr *ins, int want)
 {
 	int q = ins->nops ? pos_of(a, ins->ops[0]) : -1;
@@ -161,6 +166,19 @@ static bool alias_leaves(Asg *a, const HloInstr *ins, int want)
 			int qi = pos_of(a, ins->ops[i]);
 			copy_leaves(a, qi, 0, a->lnum[qi]);
 		}
+		return true;
+	}
+	case HLO_DYNAMIC_UPDATE_SLICE: {
+		/* In place, as XLA assigns it: the updated array's buffer,
+		 * when this is its only reader and it is a temporary of its
+		 * own (not a parameter's, a constant's or another value's). */
+		const HloInstr *o = ins->ops[0];
+		if (q < 0 || want != 1 || a->lnum[q] != 1 || o->nusers != 1 ||
+		    o == a->c->root || is_alias(a, q) ||
+		    a->info[a->leaves[a->lfirst[q]]].kind != BUF_TEMP ||
+		    !shape_same_dims(o->shape, ins->shape))
+			return false;
+		copy_leaves(a, q, 0, 1);
 		return true;
 	}
 	default:
@@ -256,7 +274,9 @@ static void live_ranges(Asg *a)
 	int last = a->n - 1;
 	for (int p = 0; p < a->n; p++) {
 		const HloInstr *ins = a->order[p];
-		if (is_alias(a, p))
+		/* an alias reads nothing; an update in place reads its
+		 * operands (the array it updates included) */
+		if (is_alias(a, p) && ins->op != HLO_DYNAMIC_UPDATE_SLICE)
 			continue;
 		for (int i = 0; i < ins->nops; i++) {
 			int q = pos_of(a, ins->ops[i]);

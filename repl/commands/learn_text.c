@@ -746,12 +746,11 @@ static const Topic topics[] = {
 	 "Buffer assignment decides where every value lives in memory. It walks\n"
 	 "the schedule, computes each value's live range (definition to last use),\n"
 	 "and lets values whose ranges do not overlap share a buffer; tuples and\n"
-	 "bitcasts alias their operands. XLA also lets an in-place op\n"
-	 "(dynamic-update-slice) write into its input; `memory` here gives it a\n"
-	 "buffer of its own (`cost` counts its bytes as in place). The result is\n"
-	 "the peak memory of the program, and one allocation for all\n"
-	 "temporaries. Fusion shrinks it: fused intermediates need no buffer at\n"
-	 "all. Try `memory`.\n"},
+	 "bitcasts alias their operands, and a dynamic-update-slice writes into\n"
+	 "the array it updates when it is that array's only reader (in place,\n"
+	 "as XLA assigns it). The result is the peak memory of the program, and\n"
+	 "one allocation for all temporaries. Fusion shrinks it: fused\n"
+	 "intermediates need no buffer at all. Try `memory`.\n"},
 	{"scheduling", TOPIC_CONCEPT,
 	 "Scheduling picks the order in which a computation's instructions run\n"
 	 "(any topological order is correct). The order decides which values are\n"

@@ -151,6 +151,41 @@ static void test_aliases(void **state)
 	asg_free(&a);
 }
 
+/* dynamic-update-slice in place, as XLA assigns it: d writes into a (its
+ * only reader, a temporary of its own), so a's buffer lives to d's last
+ * reader (position 6) and d defines none. e updates p0, a parameter, and
+ * f updates b, which g also reads: both get buffers of their own.
+ * Positions: p0 0, u 1, i 2, a 3, d 4, b 5, n 6, e 7, f 8, g 9, r 10. */
+static void test_update_in_place(void **state)
+{
+	(void)state;
+	Asg a;
+	assign(&a, "HloModule t\n\nENTRY e {\n"
+		   "  p0 = f32[64] parameter(0)\n"
+		   "  u = f32[4] parameter(1)\n"
+		   "  i = s32[] parameter(2)\n"
+		   "  a = f32[64] exponential(p0)\n"
+		   "  d = f32[64] dynamic-update-slice(a, u, i)\n"
+		   "  b = f32[64] negate(p0)\n"
+		   "  n = f32[64] add(d, b)\n"
+		   "  e = f32[64] dynamic-update-slice(p0, u, i)\n"
+		   "  f = f32[64] dynamic-update-slice(b, u, i)\n"
+		   "  g = f32[64] add(f, b)\n"
+		   "  ROOT r = (f32[64], f32[64], f32[64]) tuple(n, e, g)\n"
+		   "}\n");
+	for (int k = 0; k < a.ba.n; k++)
+		if (!strcmp(a.ba.bufs[k].def->name, "d"))
+			fail_msg("d has a buffer of its own");
+	const Buffer *ba_ = &a.ba.bufs[buf(&a, "a", 0)];
+	assert_int_equal(ba_->start, 3);
+	assert_int_equal(ba_->end, 6);
+	assert_int_equal(a.info[buf(&a, "e", 0)].kind, BUF_OUTPUT);
+	const Buffer *bf = &a.ba.bufs[buf(&a, "f", 0)];
+	assert_int_equal(bf->start, 8);
+	assert_int_equal(a.ba.bufs[buf(&a, "b", 0)].end, 9);
+	asg_free(&a);
+}
+
 /* A tuple-shaped value has a buffer per leaf with its own live range:
  * the fusion's leaf 0 is never read (dead at once), leaf 1 is read by y
  * through get-tuple-element. y then reuses leaf 0's slot. */
@@ -566,6 +601,7 @@ int main(void)
 		cmocka_unit_test(test_chain_reuse),
 		cmocka_unit_test(test_best_fit),
 		cmocka_unit_test(test_aliases),
+		cmocka_unit_test(test_update_in_place),
 		cmocka_unit_test(test_tuple_leaves),
 		cmocka_unit_test(test_params_constants),
 		cmocka_unit_test(test_small),
