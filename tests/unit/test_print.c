@@ -631,6 +631,34 @@ static void negative_zero_constants(void **st)
 	hlo_module_free(m2);
 }
 
+/* Text that uses an instruction before the line defining it loads, and
+ * is printed with every operand first, as XLA's parser needs it (the
+ * source order was kept and XLA refused what we saved); an order that is
+ * one already is kept as it is. */
+static void operands_printed_first(void **st)
+{
+	(void)st;
+	HloModule *m = load("HloModule m\nENTRY e {\n"
+			    "  ROOT r = f32[4] add(a, b)\n"
+			    "  a = f32[4] parameter(0)\n"
+			    "  b = f32[4] negate(a)\n}\n");
+	char *t = print_long(m);
+	const char *pa = strstr(t, "%a = "), *pb = strstr(t, "%b = "),
+		   *pr = strstr(t, "ROOT %r = ");
+	assert_true(pa && pb && pr && pa < pb && pb < pr);
+	free(t);
+	hlo_module_free(m);
+	m = load("HloModule m\nENTRY e {\n  b = f32[4] parameter(1)\n"
+		 "  a = f32[4] parameter(0)\n  c = f32[4] negate(b)\n"
+		 "  ROOT r = f32[4] add(a, c)\n}\n");
+	t = print_long(m);
+	pa = strstr(t, "%a = ");
+	pb = strstr(t, "%b = ");
+	assert_true(pa && pb && pb < pa);
+	free(t);
+	hlo_module_free(m);
+}
+
 /* Printing twice gives the same text (nothing in the printer is stateful). */
 static void print_is_repeatable(void **st)
 {
@@ -732,6 +760,7 @@ int main(void)
 		cmocka_unit_test(header_layout_kept),
 		cmocka_unit_test(omitted_shapes_take_layouts),
 		cmocka_unit_test(negative_zero_constants),
+		cmocka_unit_test(operands_printed_first),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
