@@ -11,18 +11,29 @@
  *     transcendental per element;
  *   dot: 2 * M * N * K with the batch dims, i.e. 2 * result elements *
  *     product of the lhs contracting dims;
- *   convolution: 2 * result elements * kernel window size * input
- *     features / feature_group_count;
- *   reduce: input elements * the reducer's flops (add: 1); reduce-window:
- *     result elements * window size * the reducer's; scatter: update
- *     elements * the combiner's; select-and-scatter: source elements *
- *     (window size * the select's + the scatter's); map: elements * the
- *     mapped computation's; sort: elements * log2(sorted dim) * the
- *     comparator's; all-reduce / reduce-scatter: elements * the
- *     reducer's;
- *   fft: 5 * elements * log2(fft length); cholesky: elements * n / 3;
- *     triangular-solve: b's elements * a's n; batch-norm: 4 (inference),
- *     7 (training), 12 (grad) per element;
+ *   convolution: 2 * input features / feature_group_count * output
+ *     features * batch / batch_group_count * the kernel taps that land
+ *     on an input element (not on padding or a dilation hole), as XLA
+ *     counts them;
+ *   reduce: (input elements - result elements) * the reducer's flops
+ *     (k values combine in k - 1 steps); reduce-window: result elements
+ *     * (window size - 1) * the reducer's; scatter: update elements *
+ *     the combiner's; select-and-scatter: source elements * ((window
+ *     size - 1) * the select's + the scatter's); map: elements * the
+ *     mapped computation's;
+ *   fft: 8 * operand elements * the product of floor(log2 length) over
+ *     the fft lengths; cholesky: elements * n / 3; triangular-solve:
+ *     2 * b's elements * a's n;
+ * and where this model differs from XLA's on purpose (checked against
+ * jaxlib's hlo_module_cost_analysis): a transcendental op counts 1 flop
+ * an element besides its transcendental (XLA counts it as no flop, which
+ * leaves an exp-heavy kernel with no compute in a roofline); sort:
+ * elements * log2(sorted dim) * the comparator's (XLA: elements *
+ * log2(all elements), comparator ignored); all-reduce / reduce-scatter:
+ * elements * the reducer's (XLA assumes two replicas); batch-norm: 4
+ * (inference), 7 (training), 12 (grad) per element (XLA: none); a tuple
+ * moves no bytes (XLA counts its pointer table); a custom-call reads its
+ * operands and writes its result (XLA: unknown);
  *   data movement (broadcast, reshape, transpose, slice, concatenate,
  *     pad, gather, dynamic-(update-)slice, iota, ...), collectives other
  *     than the reducing ones, custom-calls, rng: 0.
@@ -223,17 +234,43 @@ static double conv_flops(const HloInstr *ins)
 {
 	const HloAttr *at = hlo_attr_find(ins, A_DIM_LABELS);
 	const Shape *in = op_shape(ins, 0), *k = op_shape(ins, 1);
-	if (!at || !at->u.conv || !in || !k)
+	const Shape *out = ins->shape;
+	if (!at || !at->u.conv || !in || !k || !out || out->type == DT_TUPLE)
 		return 0;
 	const ConvDims *cd = at->u.conv;
-	double window = 1;
-	for (int i = 0; i < cd->nspatial; i++)
-		window *= dim(k, cd->k_spatial[i]);
-	int64_t groups = 1;
+	const HloAttr *wa = hlo_attr_find(ins, A_WINDOW);
+	/* As XLA counts them: an FMA for each kernel tap that lands on an
+	 * input element, not on padding or between dilated elements, per
+	 * spatial dimension the (output, kernel) position pairs that do. */
+	double taps = 1;
+	for (int i = 0; i < cd->nspatial; i++) {
+		const WindowDim *w = wa && i < wa->u.window.n
+					     ? &wa->u.window.v[i]
+					     : NULL;
+		int64_t stride = w && w->stride > 0 ? w->stride : 1;
+		int64_t lo = w ? w->pad_lo : 0;
+		int64_t base = w && w->lhs_dilate > 0 ? w->lhs_dilate : 1;
+		int64_t wdil = w && w->rhs_dilate > 0 ? w->rhs_dilate : 1;
+		int64_t nout = (int64_t)dim(out, cd->out_spatial[i]);
+		int64_t nk = (int64_t)dim(k, cd->k_spatial[i]);
+		int64_t nin = (int64_t)dim(in, cd->in_spatial[i]);
+		double valid = 0;
+		for (int64_t o = 0; o < nout; o++)
+			for (int64_t q = 0; q < nk; q++) {
+				int64_t u = o * stride - lo + q * wdil;
+				int64_t x = u / base;
+				if (x * base == u && x >= 0 && x < nin)
+					valid++;
+			}
+		taps *= valid;
+	}
+	int64_t groups = 1, bgroups = 1;
 	hlo_attr_int(ins, A_FEATURE_GROUP_COUNT, &groups);
+	hlo_attr_int(ins, A_BATCH_GROUP_COUNT, &bgroups);
 	double features =
 		dim(in, cd->in_feature) / (double)(groups > 0 ? groups : 1);
-	return 2 * first_elems(ins->shape) * window * features;
+	double batch = dim(in, cd->in_batch) / (double)(bgroups > 0 ? bgroups : 1);
+	return 2 * features * dim(out, cd->out_feature) * batch * taps;
 }
 
 static double window_size(const HloInstr *ins)
@@ -258,7 +295,9 @@ static Cost scatter_flops(Memo *mo, const HloInstr *ins)
 static Cost select_scatter_flops(Memo *mo, const HloInstr *ins)
 {
 	double src = nelems(op_shape(ins, 1));
-	Cost c = times(applied(mo, ins, A_SELECT), src * window_size(ins));
+	/* choosing among w values takes w - 1 selects, as XLA counts */
+	double w = window_size(ins);
+	Cost c = times(applied(mo, ins, A_SELECT), src * (w > 1 ? w - 1 : 0));
 	Cost s = times(applied(mo, ins, A_SCATTER), src);
 	cost_add(&c, &s);
 	return c;
@@ -278,10 +317,13 @@ static double fft_flops(const HloInstr *ins)
 {
 	int n;
 	const int64_t *len = hlo_attr_ints(ins, A_FFT_LENGTH, &n);
-	double l = 1;
+	/* XLA's: 2 flops an FMA, 4 FMAs a complex multiply, times the
+	 * product of floor(log2 n) over the lengths, times the operand's
+	 * elements */
+	double factors = 1;
 	for (int i = 0; i < n; i++)
-		l *= len[i] > 0 ? (double)len[i] : 1;
-	return l > 1 ? 5 * first_elems(ins->shape) * log2(l) : 0;
+		factors *= len[i] > 1 ? floor(log2((double)len[i])) : 0;
+	return n ? 8 * factors * first_elems(op_shape(ins, 0)) : 0;
 }
 
 static double last_dim(const Shape *s)
@@ -307,12 +349,18 @@ static Cost flops_of(Memo *mo, const HloInstr *ins)
 		return (Cost){dot_flops(ins), 0, 0, 0};
 	case HLO_CONVOLUTION:
 		return (Cost){conv_flops(ins), 0, 0, 0};
-	case HLO_REDUCE:
+	case HLO_REDUCE: {
+		/* combining k values takes k - 1 applications, as XLA
+		 * counts: the inputs less the results */
+		double in = nelems(op_shape(ins, 0));
 		return times(applied(mo, ins, A_TO_APPLY),
-			     nelems(op_shape(ins, 0)));
-	case HLO_REDUCE_WINDOW:
+			     in > out ? in - out : 0);
+	}
+	case HLO_REDUCE_WINDOW: {
+		double w = window_size(ins);
 		return times(applied(mo, ins, A_TO_APPLY),
-			     out * window_size(ins));
+			     out * (w > 1 ? w - 1 : 0));
+	}
 	case HLO_ALL_REDUCE:
 	case HLO_ALL_REDUCE_START:
 	case HLO_REDUCE_SCATTER:
@@ -328,8 +376,8 @@ static Cost flops_of(Memo *mo, const HloInstr *ins)
 		return (Cost){fft_flops(ins), 0, 0, 0};
 	case HLO_CHOLESKY:
 		return (Cost){out * last_dim(ins->shape) / 3, 0, 0, 0};
-	case HLO_TRIANGULAR_SOLVE:
-		return (Cost){nelems(op_shape(ins, 1)) *
+	case HLO_TRIANGULAR_SOLVE: /* an FMA, 2 flops, per b element and n */
+		return (Cost){2 * nelems(op_shape(ins, 1)) *
 				      last_dim(op_shape(ins, 0)),
 			      0, 0, 0};
 	case HLO_BATCH_NORM_INFERENCE:
