@@ -489,6 +489,64 @@ static void test_trip_count_limits(void **state)
 	hlo_module_free(m);
 }
 
+/* Flops as XLA's HloCostAnalysis gives them for the same modules
+ * (jaxlib's hlo_module_cost_analysis, read once and written here):
+ * a 3x3 convolution with padding 1 counts only the taps on input
+ * (100352, not 2*2*10*10*8*9*4 = 115200); with lhs_dilate=2 only the
+ * taps on real elements (15488, not 56448); fft of c64[8,16], length
+ * 16: 8 * 128 * 4 = 4096; triangular-solve of b f32[16,8] by a 16x16:
+ * 2 * 128 * 16 = 4096; select-and-scatter of 200 sources over 2x2
+ * windows: 200 * (3 selects + 1 add) = 800. */
+static void test_xla_figures(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *body;
+		double flops;
+	} cases[] = {
+		{"  a = f32[2,10,10,4] parameter(0)\n"
+		 "  k = f32[3,3,4,8] parameter(1)\n"
+		 "  ROOT r = f32[2,10,10,8] convolution(a, k), window={size=3x3 "
+		 "pad=1_1x1_1}, dim_labels=b01f_01io->b01f\n",
+		 100352},
+		{"  a = f32[2,5,5,4] parameter(0)\n"
+		 "  k = f32[3,3,4,8] parameter(1)\n"
+		 "  ROOT r = f32[2,7,7,8] convolution(a, k), window={size=3x3 "
+		 "lhs_dilate=2x2}, dim_labels=b01f_01io->b01f\n",
+		 15488},
+		{"  a = c64[8,16] parameter(0)\n"
+		 "  ROOT r = c64[8,16] fft(a), fft_type=FFT, fft_length={16}\n",
+		 4096},
+		{"  a = f32[16,16] parameter(0)\n  b = f32[16,8] parameter(1)\n"
+		 "  ROOT r = f32[16,8] triangular-solve(a, b), left_side=true, "
+		 "lower=true, transpose_a=NO_TRANSPOSE\n",
+		 4096},
+		{"  a = f32[2,10,10,4] parameter(0)\n"
+		 "  s = f32[2,5,5,4] parameter(1)\n  z = f32[] constant(0)\n"
+		 "  ROOT r = f32[2,10,10,4] select-and-scatter(a, s, z), "
+		 "window={size=1x2x2x1 stride=1x2x2x1}, select=ge, "
+		 "scatter=add\n",
+		 800},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char text[1024];
+		snprintf(text, sizeof text,
+			 "HloModule t\n\nge {\n  x = f32[] parameter(0)\n"
+			 "  y = f32[] parameter(1)\n"
+			 "  ROOT c = pred[] compare(x, y), direction=GE\n}\n\n"
+			 "add {\n  x = f32[] parameter(0)\n"
+			 "  y = f32[] parameter(1)\n"
+			 "  ROOT s = f32[] add(x, y)\n}\n\nENTRY e {\n%s}\n",
+			 cases[i].body);
+		HloModule *m = load_text(text);
+		Cost c = cost_instr(m->entry->root);
+		if (c.flops != cases[i].flops)
+			fail_msg("case %zu: %g flops, XLA counts %g", i, c.flops,
+				 cases[i].flops);
+		hlo_module_free(m);
+	}
+}
+
 /* A conditional: each figure from its most expensive branch (only one
  * runs): branch a is exp of f32[4] (4 flops, 4 transcendental, 16 read,
  * 16 written), branch b two adds (8 flops, 64 read, 32 written). */
@@ -674,6 +732,7 @@ int main(void)
 		cmocka_unit_test(test_fusion_whole_and_tuple),
 		cmocka_unit_test(test_while_and_call),
 		cmocka_unit_test(test_trip_counts),
+		cmocka_unit_test(test_xla_figures),
 		cmocka_unit_test(test_trip_count_limits),
 		cmocka_unit_test(test_conditional),
 		cmocka_unit_test(test_dynamic_update_slice),
