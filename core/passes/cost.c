@@ -43,7 +43,9 @@
  * Bytes, per kernel: every operand is read whole and the result written
  * whole (tuples: the sum of their leaves), except that slice, gather and
  * dynamic-slice read only what they return of their operand, and
- * dynamic-update-slice updates in place (reads the update, writes it).
+ * dynamic-update-slice and scatter update in place (read the update and
+ * of the operand what it covers, write that), a fusion whose root is a
+ * dynamic-update-slice of its parameter too, as XLA counts them.
  * A fusion reads its operands once and writes its result once; an
  * operand that the fused computation reaches only through slices,
  * dynamic-slices or gathers (as their operand) counts only the bytes
@@ -785,6 +787,11 @@ static int64_t sliced_bytes(const HloInstr *p)
 {
 	if (p == p->parent->root)
 		return -1;
+	/* updated in place by the root: not read (as XLA counts it) */
+	const HloInstr *r = p->parent->root;
+	if (p->nusers == 1 && p->users[0] == r &&
+	    r->op == HLO_DYNAMIC_UPDATE_SLICE && r->ops[0] == p)
+		return 0;
 	int64_t sum = 0;
 	for (int i = 0; i < p->nusers; i++) {
 		const HloInstr *u = p->users[i];
@@ -828,15 +835,45 @@ int64_t cost_operand_bytes(const HloInstr *ins, int i)
 		return i == 0 && out < whole ? out : whole;
 	case HLO_DYNAMIC_UPDATE_SLICE:
 		return i == 0 ? 0 : whole; /* in place */
+	case HLO_SCATTER: {
+		/* in place, as XLA counts it: of each operand the region its
+		 * updates cover */
+		int n = (ins->nops - 1) / 2;
+		return i < n ? nbytes(ins->ops[n + 1 + i]->shape) : whole;
+	}
 	default:
 		return whole;
 	}
+}
+
+/* A fusion whose root updates one of its parameters in place (a
+ * dynamic-update-slice of a parameter read nowhere else): that root. */
+static const HloInstr *in_place_root(const HloInstr *f)
+{
+	const HloComp *fc = hlo_attr_comp(f, A_CALLS);
+	const HloInstr *r = fc ? fc->root : NULL;
+	if (!r || r->op != HLO_DYNAMIC_UPDATE_SLICE || r->nops < 2)
+		return NULL;
+	const HloInstr *p = r->ops[0];
+	return p->op == HLO_PARAMETER && p->parent == fc && p->nusers == 1
+		       ? r
+		       : NULL;
 }
 
 static int64_t written_bytes(const HloInstr *ins)
 {
 	if (ins->op == HLO_DYNAMIC_UPDATE_SLICE && ins->nops > 1)
 		return nbytes(ins->ops[1]->shape);
+	if (ins->op == HLO_SCATTER) {
+		int64_t sum = 0;
+		int n = (ins->nops - 1) / 2;
+		for (int i = 0; i < n; i++)
+			sum = shape_bytes_add(sum, nbytes(ins->ops[n + 1 + i]->shape));
+		return sum;
+	}
+	const HloInstr *r = ins->op == HLO_FUSION ? in_place_root(ins) : NULL;
+	if (r)
+		return nbytes(r->ops[1]->shape);
 	return nbytes(ins->shape);
 }
 

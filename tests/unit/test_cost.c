@@ -547,6 +547,36 @@ static void test_xla_figures(void **state)
 	}
 }
 
+/* Bytes as XLA counts an update in place: a scatter of 8 rows of 16
+ * into f32[32,16] reads the 8 updated rows of the operand (512), the
+ * indices (32) and the updates (512), writes the 8 rows (512); a fusion
+ * whose root is a dynamic-update-slice of its parameter reads the
+ * update's source (64) and the indices (4), writes the update (64). */
+static void test_in_place_bytes(void **state)
+{
+	(void)state;
+	HloModule *m = load_text(
+		"HloModule t\n\n"
+		"add {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
+		"  ROOT s = f32[] add(x, y)\n}\n\n"
+		"fused {\n  x = f32[64,16] parameter(0)\n"
+		"  u = f32[1,16] parameter(1)\n  i = s32[] parameter(2)\n"
+		"  z = s32[] constant(0)\n  n = f32[1,16] negate(u)\n"
+		"  ROOT d = f32[64,16] dynamic-update-slice(x, n, i, z)\n}\n\n"
+		"ENTRY e {\n  a = f32[32,16] parameter(0)\n"
+		"  i = s32[8,1] parameter(1)\n  u = f32[8,16] parameter(2)\n"
+		"  sc = f32[32,16] scatter(a, i, u), update_window_dims={1}, "
+		"inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, "
+		"index_vector_dim=1, to_apply=add\n"
+		"  x = f32[64,16] parameter(3)\n  v = f32[1,16] parameter(4)\n"
+		"  j = s32[] parameter(5)\n"
+		"  f = f32[64,16] fusion(x, v, j), kind=kLoop, calls=fused\n"
+		"  ROOT t = (f32[32,16], f32[64,16]) tuple(sc, f)\n}\n");
+	assert_cost(cost_instr(find(m, "sc")), 128, 0, 512 + 32 + 512, 512);
+	assert_cost(cost_instr(find(m, "f")), 16, 0, 64 + 4, 64);
+	hlo_module_free(m);
+}
+
 /* A conditional: each figure from its most expensive branch (only one
  * runs): branch a is exp of f32[4] (4 flops, 4 transcendental, 16 read,
  * 16 written), branch b two adds (8 flops, 64 read, 32 written). */
@@ -733,6 +763,7 @@ int main(void)
 		cmocka_unit_test(test_while_and_call),
 		cmocka_unit_test(test_trip_counts),
 		cmocka_unit_test(test_xla_figures),
+		cmocka_unit_test(test_in_place_bytes),
 		cmocka_unit_test(test_trip_count_limits),
 		cmocka_unit_test(test_conditional),
 		cmocka_unit_test(test_dynamic_update_slice),
