@@ -897,6 +897,68 @@ int hlo_comp_post_order(HloComp *c, HloInstr ***out)
 	return k;
 }
 
+bool hlo_comp_sort_operands_first(HloComp *c)
+{
+	/* an order that is one already: nothing to do (the usual case) */
+	for (int i = 0; i < c->n; i++)
+		c->instrs[i]->mark = (unsigned)i + 1;
+	bool ordered = true;
+	for (int i = 0; i < c->n && ordered; i++) {
+		const HloInstr *x = c->instrs[i];
+		for (int k = 0; k < x->nops && ordered; k++)
+			ordered = !x->ops[k] || x->ops[k]->parent != c ||
+				  x->ops[k]->mark <= x->mark;
+	}
+	for (int i = 0; i < c->n; i++) /* the walk below starts from 0 */
+		c->instrs[i]->mark = 0;
+	if (ordered)
+		return true;
+	HloInstr **out = malloc(sizeof *out * (size_t)(c->n + 1));
+	HloInstr **stack = malloc(sizeof *stack * (size_t)(c->n + 1));
+	int *next = malloc(sizeof *next * (size_t)(c->n + 1));
+	if (!out || !stack || !next) {
+		free(out);
+		free(stack);
+		free(next);
+		return false;
+	}
+	unsigned open = hlo_new_mark(c->module), done = hlo_new_mark(c->module);
+	int k = 0;
+	bool cycle = false;
+	for (int i = 0; i < c->n && !cycle; i++) {
+		if (c->instrs[i]->mark)
+			continue;
+		int sp = 0;
+		stack[sp] = c->instrs[i];
+		next[sp++] = 0;
+		c->instrs[i]->mark = open;
+		while (sp && !cycle) {
+			HloInstr *x = stack[sp - 1];
+			if (next[sp - 1] < x->nops) {
+				HloInstr *o = x->ops[next[sp - 1]++];
+				if (!o || o->parent != c || o->mark == done)
+					continue;
+				cycle = o->mark == open;
+				if (!cycle) {
+					o->mark = open;
+					stack[sp] = o;
+					next[sp++] = 0;
+				}
+				continue;
+			}
+			x->mark = done;
+			out[k++] = x;
+			sp--;
+		}
+	}
+	if (!cycle && k == c->n)
+		memcpy(c->instrs, out, sizeof *out * (size_t)k);
+	free(out);
+	free(stack);
+	free(next);
+	return true;
+}
+
 typedef struct {
 	HloComp **out;
 	int k;

@@ -314,6 +314,13 @@ unsigned hlo_new_mark(HloModule *m);
 /* Post order of c reachable from its root plus the unreachable rest, in a
  * malloc'd array the caller frees. Returns count, -1 on cycle/oom. */
 int hlo_comp_post_order(HloComp *c, HloInstr ***out);
+/* Reorders c's instructions so that every operand comes before its users,
+ * keeping the existing order where it already is one (a depth-first post
+ * order over operands, started from each instruction in turn; an order
+ * that is one already is left alone at once). A cycle leaves the order
+ * as it is, for the verifier to report. False on out of memory (nothing
+ * changed). */
+bool hlo_comp_sort_operands_first(HloComp *c);
 /* Computations in callee-before-caller order (malloc'd). */
 int hlo_module_comp_post_order(HloModule *m, HloComp ***out);
 

@@ -2032,79 +2032,12 @@ static bool infer_module(P *p)
 
 /* Text may use an instruction before the line that defines it; XLA's
  * parser refuses that, so what we save has every operand before its
- * users: c's order is made one (a depth-first post order over operands
- * from each instruction in turn, which keeps an order that is one
- * already). A cycle leaves the order as it is, for the verifier to
- * report. False on out of memory. */
-static bool operands_first(P *p, HloComp *c)
-{
-	for (int i = 0; i < c->n; i++)
-		c->instrs[i]->mark = (unsigned)i + 1;
-	bool ordered = true;
-	for (int i = 0; i < c->n && ordered; i++) {
-		const HloInstr *x = c->instrs[i];
-		for (int k = 0; k < x->nops && ordered; k++)
-			ordered = !x->ops[k] || x->ops[k]->parent != c ||
-				  x->ops[k]->mark <= x->mark;
-	}
-	for (int i = 0; i < c->n; i++)
-		c->instrs[i]->mark = 0;
-	if (ordered)
-		return true;
-	HloInstr **out = malloc(sizeof *out * ((size_t)c->n + 1));
-	HloInstr **stack = malloc(sizeof *stack * ((size_t)c->n + 1));
-	int *next = malloc(sizeof *next * ((size_t)c->n + 1));
-	if (!out || !stack || !next) {
-		free(out);
-		free(stack);
-		free(next);
-		return err(p, "out of memory");
-	}
-	unsigned open = hlo_new_mark(p->m), done = hlo_new_mark(p->m);
-	int k = 0;
-	bool cycle = false;
-	for (int i = 0; i < c->n && !cycle; i++) {
-		if (c->instrs[i]->mark)
-			continue;
-		int sp = 0;
-		stack[sp] = c->instrs[i];
-		next[sp++] = 0;
-		c->instrs[i]->mark = open;
-		while (sp && !cycle) {
-			HloInstr *x = stack[sp - 1];
-			if (next[sp - 1] < x->nops) {
-				HloInstr *o = x->ops[next[sp - 1]++];
-				if (!o || o->parent != c || o->mark == done)
-					continue;
-				if (o->mark == open) {
-					cycle = true;
-					break;
-				}
-				o->mark = open;
-				stack[sp] = o;
-				next[sp++] = 0;
-				continue;
-			}
-			x->mark = done;
-			out[k++] = x;
-			sp--;
-		}
-	}
-	if (!cycle && k == c->n)
-		memcpy(c->instrs, out, sizeof *out * (size_t)k);
-	for (int i = 0; i < c->n; i++)
-		c->instrs[i]->mark = 0;
-	free(out);
-	free(stack);
-	free(next);
-	return true;
-}
-
+ * users (a cycle stays for the verifier to report). */
 static bool order_module(P *p)
 {
 	for (int i = 0; i < p->m->ncomps; i++)
-		if (!operands_first(p, p->m->comps[i]))
-			return false;
+		if (!hlo_comp_sort_operands_first(p->m->comps[i]))
+			return err(p, "out of memory");
 	return true;
 }
 

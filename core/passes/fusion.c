@@ -1355,54 +1355,6 @@ static void fuse_into(Fz *z, HloInstr *p, HloInstr *f)
 
 /* ---- program order -------------------------------------------------------- */
 
-/* Reorders c's instructions so that every operand comes before its users,
- * keeping the existing order where it already is one (a depth-first post
- * order over operands, started from each instruction in turn). */
-bool fz_topo_sort(HloModule *m, HloComp *c)
-{
-	HloInstr **out = malloc(sizeof *out * (size_t)(c->n + 1));
-	HloInstr **stack = malloc(sizeof *stack * (size_t)(c->n + 1));
-	int *next = malloc(sizeof *next * (size_t)(c->n + 1));
-	if (!out || !stack || !next) {
-		free(out);
-		free(stack);
-		free(next);
-		return false;
-	}
-	unsigned done = hlo_new_mark(m), open = hlo_new_mark(m);
-	for (int i = 0; i < c->n; i++)
-		c->instrs[i]->mark = 0;
-	int k = 0;
-	for (int i = 0; i < c->n; i++) {
-		if (c->instrs[i]->mark)
-			continue;
-		int sp = 0;
-		stack[sp] = c->instrs[i];
-		next[sp++] = 0;
-		c->instrs[i]->mark = open;
-		while (sp) {
-			HloInstr *x = stack[sp - 1];
-			if (next[sp - 1] < x->nops) {
-				HloInstr *o = x->ops[next[sp - 1]++];
-				if (o && o->parent == c && !o->mark) {
-					o->mark = open;
-					stack[sp] = o;
-					next[sp++] = 0;
-				}
-				continue;
-			}
-			x->mark = done;
-			out[k++] = x;
-			sp--;
-		}
-	}
-	if (k == c->n)
-		memcpy(c->instrs, out, sizeof *out * (size_t)k);
-	free(out);
-	free(stack);
-	free(next);
-	return true;
-}
 
 /* Names the fused parameters param_0, param_1, ... by number: each in one
  * step where its name is free (the usual case: most are right already),
@@ -1876,7 +1828,7 @@ bool fz_finish(Fz *z, PassCtx *cx, HloComp **comps, int nc)
 		pass_compact(c);
 		if (fz_tidied(c))
 			tidy_params(c);
-		if (!fz_topo_sort(z->m, c))
+		if (!hlo_comp_sort_operands_first(c))
 			z->failed = true;
 	}
 	hlo_module_remove_comps(z->m, z->dropped, z->ndropped);
@@ -2015,8 +1967,8 @@ bool fusion_force(HloModule *m, HloInstr *p, HloInstr *c, bool fusion_off,
 	if (f && !z.failed) {
 		pass_compact(f->parent);
 		tidy_params(fz_fused_comp(f));
-		if (!fz_topo_sort(m, f->parent) ||
-		    !fz_topo_sort(m, fz_fused_comp(f)))
+		if (!hlo_comp_sort_operands_first(f->parent) ||
+		    !hlo_comp_sort_operands_first(fz_fused_comp(f)))
 			z.failed = true;
 	}
 	if (f && !z.failed) {

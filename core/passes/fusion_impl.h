@@ -227,7 +227,6 @@ int fz_inline_comp(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
 		   HloInstr ***map);
 HloInstr *fz_copy_into(Fz *z, HloInstr *p, HloInstr *f);
 HloInstr *fz_as_layout(Fz *z, HloComp *fc, HloInstr *v, const Shape *want);
-bool fz_topo_sort(HloModule *m, HloComp *c);
 
 /* --- recording and ending a pass (fusion.c) --- */
 void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,

@@ -615,7 +615,7 @@ static bool producer_mof(Fz *z, HloInstr *p, Order *ord)
 static void mof_comp(Fz *z, HloComp *c)
 {
 	Order ord = {0};
-	if (!fz_topo_sort(z->m, c) || !order_build(&ord, z->m, c)) {
+	if (!hlo_comp_sort_operands_first(c) || !order_build(&ord, z->m, c)) {
 		z->failed = true;
 		return;
 	}
@@ -637,7 +637,7 @@ static void mof_comp(Fz *z, HloComp *c)
 				continue;
 			if (ord.stale) {
 				pass_compact(c);
-				if (!fz_topo_sort(z->m, c) ||
+				if (!hlo_comp_sort_operands_first(c) ||
 				    !order_build(&ord, z->m, c)) {
 					z->failed = true;
 					break;

@@ -100,11 +100,12 @@ static const char *kind_of(char *buf, size_t cap, const HloInstr *ins)
 {
 	const char *k =
 		ins->op == HLO_FUSION ? hlo_attr_enum(ins, A_KIND) : NULL;
+	long long trips = ins->op == HLO_WHILE ? cost_trip_count(ins, NULL, 0)
+					       : -1;
 	if (k)
 		snprintf(buf, cap, "fusion:%s", k);
-	else if (ins->op == HLO_WHILE && cost_trip_count(ins, NULL, 0) >= 0)
-		snprintf(buf, cap, "while x%lld",
-			 (long long)cost_trip_count(ins, NULL, 0));
+	else if (trips >= 0)
+		snprintf(buf, cap, "while x%lld", trips);
 	else if (ins->op == HLO_WHILE)
 		snprintf(buf, cap, "while*");
 	else
