@@ -143,6 +143,8 @@ typedef struct {
 	unsigned cuts; /* sums cut short at MAX_DEPTH so far */
 	bool bytes_only; /* flops not wanted (cost_bytes_moved) */
 	bool verified;   /* cost_bytes_moved_verified: vsig is current */
+	/* module_bytes: each opcode's ByteKind once met (0: not yet) */
+	unsigned char kinds[HLO_OPCODE_COUNT];
 } Memo;
 
 static size_t memo_hash(const HloComp *c, int k)
@@ -846,11 +848,11 @@ int64_t cost_operand_bytes(const HloInstr *ins, int i)
 	}
 }
 
-/* A fusion whose root updates one of its parameters in place (a
- * dynamic-update-slice of a parameter read nowhere else): that root. */
-static const HloInstr *in_place_root(const HloInstr *f)
+/* A fusion (fc its fused computation, or NULL) whose root updates one
+ * of its parameters in place (a dynamic-update-slice of a parameter read
+ * nowhere else): that root. */
+static const HloInstr *in_place_root(const HloComp *fc)
 {
-	const HloComp *fc = hlo_attr_comp(f, A_CALLS);
 	const HloInstr *r = fc ? fc->root : NULL;
 	if (!r || r->op != HLO_DYNAMIC_UPDATE_SLICE || r->nops < 2)
 		return NULL;
@@ -871,7 +873,9 @@ static int64_t written_bytes(const HloInstr *ins)
 			sum = shape_bytes_add(sum, nbytes(ins->ops[n + 1 + i]->shape));
 		return sum;
 	}
-	const HloInstr *r = ins->op == HLO_FUSION ? in_place_root(ins) : NULL;
+	const HloInstr *r = ins->op == HLO_FUSION
+				    ? in_place_root(hlo_attr_comp(ins, A_CALLS))
+				    : NULL;
 	if (r)
 		return nbytes(r->ops[1]->shape);
 	return nbytes(ins->shape);
@@ -925,6 +929,95 @@ static Cost kernel_cost(Memo *mo, const HloInstr *ins)
 	return c;
 }
 
+/* How module_bytes counts an opcode's kernels. */
+typedef enum {
+	BK_NONE = 1, /* launches nothing */
+	BK_PLAIN,    /* reads its operands whole, writes its result whole */
+	BK_FUSION,
+	BK_OTHER,    /* anything else: kernel_cost */
+} ByteKind;
+
+static ByteKind byte_kind(HloOpcode op)
+{
+	if (launches_nothing(op))
+		return BK_NONE;
+	switch (op) {
+	case HLO_CALL:
+	case HLO_WHILE:
+	case HLO_CONDITIONAL:
+	case HLO_ASYNC_START:
+	case HLO_SLICE:
+	case HLO_DYNAMIC_SLICE:
+	case HLO_GATHER:
+	case HLO_DYNAMIC_UPDATE_SLICE:
+	case HLO_SCATTER:
+		return BK_OTHER;
+	case HLO_FUSION:
+		return BK_FUSION;
+	default:
+		return BK_PLAIN;
+	}
+}
+
+/* kernel_cost's bytes of fusion f, read and written, with its fused
+ * computation looked up once. */
+static int64_t fusion_bytes(const HloInstr *f)
+{
+	const HloComp *fc = hlo_attr_comp(f, A_CALLS);
+	const HloInstr *r = in_place_root(fc);
+	int64_t b = r ? nbytes(r->ops[1]->shape) : nbytes(f->shape);
+	for (int i = 0; i < f->nops; i++)
+		b = shape_bytes_add(b, fusion_operand_bytes(f, fc, i));
+	return b;
+}
+
+/* Bytes kernel ins moves, read and written together: the sum of
+ * kernel_cost's two (every byte figure is >= 0 and saturates, so the
+ * total comes out the same in any order). Most kernels read their
+ * operands whole and write their result whole: worked out here without
+ * kernel_cost's dispatch, and kept as kernel_cost keeps them. */
+static int64_t kernel_bytes(Memo *mo, const HloInstr *ins)
+{
+	unsigned char k = mo->kinds[ins->op];
+	if (!k)
+		k = mo->kinds[ins->op] = (unsigned char)byte_kind(ins->op);
+	if (k == BK_NONE)
+		return 0;
+	if (k == BK_FUSION)
+		return fusion_bytes(ins);
+	if (k == BK_OTHER) {
+		Cost c = kernel_cost(mo, ins);
+		return shape_bytes_add(c.bytes_read, c.bytes_written);
+	}
+	int64_t out = nbytes(ins->shape);
+	bool keep = mo->verified && ins->vsig;
+	if (keep && ins->cost_sig == ins->vsig)
+		return shape_bytes_add(ins->cost_read, out);
+	int64_t read = 0;
+	for (int i = 0; i < ins->nops; i++)
+		read = shape_bytes_add(read, nbytes(ins->ops[i]->shape));
+	if (keep) {
+		/* the memo only: what the module computes is unchanged */
+		HloInstr *w = (HloInstr *)ins;
+		w->cost_sig = ins->vsig;
+		w->cost_read = read;
+	}
+	return shape_bytes_add(read, out);
+}
+
+/* cost_module's bytes_read + bytes_written, without the flops. */
+static int64_t module_bytes(const HloModule *m, bool verified)
+{
+	if (!m->entry)
+		return 0;
+	Memo mo = {.bytes_only = true, .verified = verified};
+	int64_t sum = 0;
+	for (int i = 0; i < m->entry->n; i++)
+		sum = shape_bytes_add(sum, kernel_bytes(&mo, m->entry->instrs[i]));
+	memo_free(&mo);
+	return sum;
+}
+
 /* --- public ------------------------------------------------------------ */
 
 Cost cost_instr(const HloInstr *ins)
@@ -943,12 +1036,12 @@ Cost cost_flops(const HloInstr *ins)
 	return c;
 }
 
-static Cost module_cost(const HloModule *m, bool bytes_only, bool verified)
+Cost cost_module(const HloModule *m)
 {
 	Cost sum = {0};
 	if (!m->entry)
 		return sum;
-	Memo mo = {.bytes_only = bytes_only, .verified = verified};
+	Memo mo = {0};
 	for (int i = 0; i < m->entry->n; i++) {
 		Cost one = kernel_cost(&mo, m->entry->instrs[i]);
 		cost_add(&sum, &one);
@@ -957,13 +1050,10 @@ static Cost module_cost(const HloModule *m, bool bytes_only, bool verified)
 	return sum;
 }
 
-Cost cost_module(const HloModule *m) { return module_cost(m, false, false); }
-
 /* Runs after every pass (the `pass:` line): no flops counted. */
 int64_t cost_bytes_moved(const HloModule *m)
 {
-	Cost c = module_cost(m, true, false);
-	return shape_bytes_add(c.bytes_read, c.bytes_written);
+	return module_bytes(m, false);
 }
 
 /* Sanitizer builds (the tests under ASan, the fuzzers) work every
@@ -971,8 +1061,7 @@ int64_t cost_bytes_moved(const HloModule *m)
  * that its signature did not cover. */
 int64_t cost_bytes_moved_verified(HloModule *m)
 {
-	Cost c = module_cost(m, true, true);
-	int64_t b = shape_bytes_add(c.bytes_read, c.bytes_written);
+	int64_t b = module_bytes(m, true);
 #if XR_ASAN
 	if (b != cost_bytes_moved(m)) {
 		fprintf(stderr, "cost_bytes_moved_verified: %lld bytes, but "
