@@ -11,9 +11,15 @@ typedef struct {
 	const HloModule *src;
 } CloneCtx;
 
+/* The copy of c: the copies are made in the source's order, so one
+ * of the module's is at its index; another (not in the module) is
+ * looked up by name. */
 static HloComp *map_comp(CloneCtx *cx, const HloComp *c)
 {
-	return c ? hlo_module_find_comp(cx->dst, c->name) : NULL;
+	if (!c)
+		return NULL;
+	int i = hlo_module_comp_index(cx->src, c);
+	return i >= 0 ? cx->dst->comps[i] : hlo_module_find_comp(cx->dst, c->name);
 }
 
 static void *dup_arr(Arena *a, const void *p, size_t elem, int n)
@@ -72,90 +78,91 @@ static void clone_attr(CloneCtx *cx, HloAttr *d, const HloAttr *s)
 	}
 }
 
-/* An instruction of dc named like s, appended to its program order (sized
- * by clone_comp_body). Not hlo_instr_new: the names are known to be
- * unique, and the name table is copied whole afterwards (copy_names). */
-static HloInstr *new_instr(CloneCtx *cx, HloComp *dc, const HloInstr *s)
+/* The instructions of sc, copied into dc in one block, their names in
+ * another (names are never changed in place: a rename gives an
+ * instruction a new string), so that a computation costs a few
+ * allocations instead of several per instruction. Not hlo_instr_new:
+ * the names are known to be unique, and the name table is copied whole
+ * afterwards (copy_names). Operands and users come later (wire). */
+static bool clone_instrs(CloneCtx *cx, HloComp *dc, const HloComp *sc)
 {
 	Arena *a = &cx->dst->arena;
-	HloInstr *d = arena_alloc(a, sizeof *d);
-	if (!d || dc->n == dc->cap)
-		return NULL;
-	d->name = arena_strdup(a, s->name);
-	d->shape = shape_clone(a, s->shape);
-	if (!d->name || (s->shape && !d->shape))
-		return NULL;
-	d->op = s->op;
-	d->parent = dc;
-	dc->instrs[dc->n++] = d;
-	return d;
-}
-
-static bool clone_instr(CloneCtx *cx, HloComp *dc, const HloInstr *s)
-{
-	Arena *a = &cx->dst->arena;
-	HloInstr *d = new_instr(cx, dc, s);
-	if (!d)
+	size_t total = 0;
+	for (int i = 0; i < sc->n; i++)
+		total += strlen(sc->instrs[i]->name) + 1;
+	HloInstr *block = arena_raw(a, sizeof *block * (size_t)sc->n);
+	char *names = arena_raw(a, total);
+	if (!block || !names)
 		return false;
-	d->id = s->id;
-	d->async_wrapped = s->async_wrapped;
-	d->param_no = s->param_no;
-	d->loc = s->loc;
-	d->shape_given = s->shape_given;
-	d->nested = s->nested;
-	if (s->literal) {
-		d->literal = literal_clone(a, s->literal);
-		if (!d->literal)
+	for (int i = 0; i < sc->n; i++) {
+		const HloInstr *s = sc->instrs[i];
+		HloInstr *d = &block[i];
+		size_t len = strlen(s->name) + 1;
+		memcpy(names, s->name, len);
+		*d = (HloInstr){
+			.id = s->id,
+			.name = names,
+			.op = s->op,
+			.async_wrapped = s->async_wrapped,
+			.shape = shape_clone(a, s->shape),
+			.param_no = s->param_no,
+			.parent = dc,
+			.loc = s->loc,
+			.shape_given = s->shape_given,
+			.nested = s->nested,
+		};
+		names += len;
+		if (s->shape && !d->shape)
 			return false;
-	}
-	if (s->nattrs) {
-		d->attrs = arena_alloc(a, sizeof *d->attrs * (size_t)s->nattrs);
-		if (!d->attrs)
+		if (s->literal && !(d->literal = literal_clone(a, s->literal)))
 			return false;
-		d->nattrs = d->cap_attrs = s->nattrs;
-		for (int i = 0; i < s->nattrs; i++)
-			clone_attr(cx, &d->attrs[i], &s->attrs[i]);
+		if (s->nattrs) {
+			d->attrs = arena_raw(a, sizeof *d->attrs *
+							(size_t)s->nattrs);
+			if (!d->attrs)
+				return false;
+			d->nattrs = d->cap_attrs = s->nattrs;
+			for (int k = 0; k < s->nattrs; k++)
+				clone_attr(cx, &d->attrs[k], &s->attrs[k]);
+		}
+		dc->instrs[i] = d;
+		cx->imap[s->id] = d;
 	}
-	cx->imap[s->id] = d;
+	dc->n = sc->n;
 	return true;
 }
 
-/* Operands are wired after every instruction exists, so forward
- * references (legal in the text) survive the copy. */
-static bool wire_operands(CloneCtx *cx, const HloComp *sc)
+/* Operands and users are wired after every instruction exists, so
+ * forward references (legal in the text) survive the copy; users in the
+ * source order, so that walks visit them in the same order on the copy.
+ * All the lists of a computation share one block (a list that grows
+ * moves to a new one: arena_grow). */
+static bool wire(CloneCtx *cx, const HloComp *sc)
 {
-	Arena *a = &cx->dst->arena;
+	size_t total = 0;
+	for (int i = 0; i < sc->n; i++)
+		total += (size_t)sc->instrs[i]->nops +
+			 (size_t)sc->instrs[i]->nusers;
+	HloInstr **v = total ? arena_raw(&cx->dst->arena, sizeof *v * total)
+			     : NULL;
+	if (total && !v)
+		return false;
 	for (int i = 0; i < sc->n; i++) {
 		const HloInstr *s = sc->instrs[i];
 		HloInstr *d = cx->imap[s->id];
-		if (!s->nops)
-			continue;
-		d->ops = arena_alloc(a, sizeof *d->ops * (size_t)s->nops);
-		if (!d->ops)
-			return false;
-		d->nops = s->nops;
-		for (int j = 0; j < s->nops; j++)
-			d->ops[j] = s->ops[j] ? cx->imap[s->ops[j]->id] : NULL;
-	}
-	return true;
-}
-
-/* Users are copied in the source order so that walks visit them in the
- * same order on the copy. */
-static bool wire_users(CloneCtx *cx, const HloComp *sc)
-{
-	Arena *a = &cx->dst->arena;
-	for (int i = 0; i < sc->n; i++) {
-		const HloInstr *s = sc->instrs[i];
-		HloInstr *d = cx->imap[s->id];
-		if (!s->nusers)
-			continue;
-		d->users = arena_alloc(a, sizeof *d->users * (size_t)s->nusers);
-		if (!d->users)
-			return false;
-		d->nusers = d->cap_users = s->nusers;
-		for (int j = 0; j < s->nusers; j++)
-			d->users[j] = cx->imap[s->users[j]->id];
+		if (s->nops) {
+			d->ops = v;
+			d->nops = s->nops;
+			for (int j = 0; j < s->nops; j++)
+				*v++ = s->ops[j] ? cx->imap[s->ops[j]->id]
+						 : NULL;
+		}
+		if (s->nusers) {
+			d->users = v;
+			d->nusers = d->cap_users = s->nusers;
+			for (int j = 0; j < s->nusers; j++)
+				*v++ = cx->imap[s->users[j]->id];
+		}
 	}
 	return true;
 }
@@ -205,7 +212,10 @@ static const char *copy_entry(void *ctx, const char *key, void **val)
 	HloInstr *d = o->id >= 0 && o->id <= nc->cx->src->next_id
 			      ? nc->cx->imap[o->id]
 			      : NULL;
-	if (!d || d->parent != nc->dc || strcmp(d->name, key))
+	/* the table's keys are its instructions' own name strings: the
+	 * text is compared only when another string is the key */
+	if (!d || d->parent != nc->dc ||
+	    (key != o->name && strcmp(d->name, key)))
 		return NULL;
 	*val = d;
 	return d->name;
@@ -234,11 +244,8 @@ static bool clone_comp_body(CloneCtx *cx, const HloComp *sc)
 	dc->cap = sc->n;
 	dc->instrs = arena_alloc(&cx->dst->arena,
 				 sizeof *dc->instrs * (size_t)(sc->n + 1));
-	if (!dc->instrs)
+	if (!dc->instrs || !clone_instrs(cx, dc, sc))
 		return false;
-	for (int i = 0; i < sc->n; i++)
-		if (!clone_instr(cx, dc, sc->instrs[i]))
-			return false;
 	if (!copy_names(cx, dc, sc))
 		return false;
 	dc->root = sc->root ? cx->imap[sc->root->id] : NULL;
@@ -265,8 +272,7 @@ HloModule *hlo_module_clone(const HloModule *m)
 		if (!clone_comp_body(&cx, m->comps[i]))
 			goto fail;
 	for (int i = 0; i < m->ncomps; i++)
-		if (!wire_operands(&cx, m->comps[i]) ||
-		    !wire_users(&cx, m->comps[i]))
+		if (!wire(&cx, m->comps[i]))
 			goto fail;
 	if (!copy_header(&cx))
 		goto fail;
