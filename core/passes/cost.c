@@ -1063,10 +1063,14 @@ int64_t cost_bytes_moved_verified(HloModule *m)
 {
 	int64_t b = module_bytes(m, true);
 #if XR_ASAN
-	if (b != cost_bytes_moved(m)) {
+	/* afresh, and through kernel_cost for every kernel: module_bytes's
+	 * short cuts must agree with the model they shorten */
+	Cost c = cost_module(m);
+	int64_t full = shape_bytes_add(c.bytes_read, c.bytes_written);
+	if (b != full || b != cost_bytes_moved(m)) {
 		fprintf(stderr, "cost_bytes_moved_verified: %lld bytes, but "
-				"%lld worked out afresh\n",
-			(long long)b, (long long)cost_bytes_moved(m));
+				"%lld worked out afresh through kernel_cost\n",
+			(long long)b, (long long)full);
 		abort();
 	}
 #endif
