@@ -41,8 +41,9 @@ typedef struct V {
 	 * that passed in this run; open addressing, 0 empty */
 	uint64_t *seen;
 	int nseen, cap_seen;
-	/* check_comp's list of what to check, with their signatures */
-	HloInstr **todo;
+	/* check_comp's list of what to check, with their signatures, and
+	 * of the computation's parameters and callers */
+	HloInstr **todo, **params, **calls;
 	uint64_t *sigs;
 	int cap_todo;
 	/* the first instruction seen calling each computation in this run,
@@ -776,35 +777,67 @@ static uint64_t mix_attrs(uint64_t h, const HloInstr *ins)
 	return h;
 }
 
-/* Everything check_instr reads, as one hash: the instruction's opcode,
- * shape, attributes (their bytes: a value replaced in place changes
- * them), literal and computation; each operand and its computation and
- * shape; each called computation with its root and parameters' shapes.
- * Shapes and attribute values are not changed once an instruction holds
- * them (a pass makes new ones), and nothing in a module's arena is freed
- * before the module, so equal pointers are equal contents. */
-static int ncalled(const HloInstr *ins)
+/* The keys whose values are computations (what hlo_instr_called_at
+ * walks), from the one attribute table. */
+static const bool comp_key[A_COUNT] = {
+#define ATTR(e, s, k) [e] = (k) == AV_COMP || (k) == AV_COMPS,
+#include "attrs.def"
+#undef ATTR
+};
+
+static bool calls_comps(const HloAttr *a)
 {
-	return ins->nattrs ? hlo_instr_ncalled(ins) : 0;
+	return (unsigned)a->key < A_COUNT && comp_key[a->key];
 }
 
-static uint64_t instr_sig(const V *v, const HloInstr *ins, int nc)
+/* instr_sig's part for ins's attributes: their bytes, then each called
+ * computation; *ncalled gets how many ins calls. */
+static uint64_t sig_attrs(const V *v, const HloInstr *ins, uint64_t h,
+			  int *ncalled)
 {
-	uint64_t h = mix((uint64_t)ins->op, (uint64_t)ins->nops);
-	h = mixp(mixp(mixp(h, ins->shape), ins->literal), ins->parent);
-	h = mix(mixp(h, ins->attrs), (uint64_t)ins->nattrs);
 	h = mix_attrs(h, ins);
+	int nc = 0;
+	for (int i = 0; i < ins->nattrs; i++) {
+		const HloAttr *a = &ins->attrs[i];
+		if (!calls_comps(a) || a->u.comps.n <= 0)
+			continue;
+		if (!nc)
+			h = mixp(h, v->m ? v->m->entry : NULL);
+		nc += a->u.comps.n;
+		for (int k = 0; k < a->u.comps.n; k++) {
+			const HloComp *c = a->u.comps.v[k];
+			h = c ? comp_sig(h, c) : mix(h, 1);
+		}
+	}
+	*ncalled = nc;
+	return h;
+}
+
+/* Everything check_instr reads, as one hash: the instruction's opcode,
+ * shape, attributes (their bytes: a value replaced in place changes
+ * them), literal and computation; each operand, its shape and whether
+ * it is in the same computation (all operands_present and the cycle
+ * walk ask of its computation); each called computation with its root
+ * and parameters' shapes. Shapes and attribute values are not changed
+ * once an instruction holds them (a pass makes new ones), and nothing in
+ * a module's arena is freed before the module, so equal pointers are
+ * equal contents. *ncalled gets how many computations ins calls. */
+static inline uint64_t instr_sig(const V *v, const HloInstr *ins, int *ncalled)
+{
+	/* opcode and operand count in one word (both ints: nothing lost) */
+	uint64_t h = (uint64_t)(uint32_t)ins->op << 32 | (uint32_t)ins->nops;
+	h = mix(h, (uint64_t)ins->nattrs);
+	h = mixp(mixp(mixp(h, ins->shape), ins->literal), ins->parent);
+	*ncalled = 0;
+	if (ins->nattrs)
+		h = sig_attrs(v, ins, h, ncalled);
 	for (int i = 0; i < ins->nops; i++) {
 		const HloInstr *o = ins->ops[i];
 		h = mixp(h, o);
+		/* a Shape's address is even: the low bit is free */
 		if (o)
-			h = mixp(mixp(h, o->parent), o->shape);
-	}
-	if (nc)
-		h = mixp(h, v->m ? v->m->entry : NULL);
-	for (int i = 0; i < nc; i++) {
-		const HloComp *c = hlo_instr_called_at(ins, i);
-		h = c ? comp_sig(h, c) : mix(h, 1);
+			h = mix(h, (uint64_t)(uintptr_t)o->shape |
+					   (o->parent != ins->parent));
 	}
 	return h ? h : 1; /* never 0, "never checked" */
 }
@@ -833,10 +866,36 @@ static uint64_t mix_ints(uint64_t h, int n, const int64_t *v)
 	return h;
 }
 
+/* A fusion's computation as check_instr reads it (sig_call, r_fusion,
+ * calls_entry): whether it is the entry, its root's shape, and its
+ * parameters' numbers and shapes in order (which fixes their count and
+ * which one params_of takes for each number). Shapes by content: a
+ * fused computation is a copy of what was fused, with shapes of its
+ * own. 0 stands for a missing shape (shape_hash is never 0). */
+static uint64_t mix_fused(const V *v, uint64_t h, const HloComp *c)
+{
+	if (!c)
+		return mix(h, 1);
+	h = mix(h, v->m && c == v->m->entry ? 3 : 2);
+	const HloInstr *r = c->root;
+	h = mix(mix(h, r != NULL), r && r->shape ? shape_hash(r->shape) : 0);
+	int np = 0;
+	for (int i = 0; i < c->n; i++) {
+		const HloInstr *p = c->instrs[i];
+		if (p->op != HLO_PARAMETER)
+			continue;
+		np++;
+		h = mix(mix(h, (uint64_t)p->param_no),
+			p->shape ? shape_hash(p->shape) : 0);
+	}
+	return mix(h, (uint64_t)np);
+}
+
 /* ins's attributes as check_instr reads them: each typed one by its
- * value (computations by address), in order. Untyped ones (metadata,
- * sharding, frontend attributes...) it never reads. */
-static uint64_t mix_attr_values(uint64_t h, const HloInstr *ins)
+ * value (computations by address, but a fusion's by mix_fused), in
+ * order. Untyped ones (metadata, sharding, frontend attributes...) it
+ * never reads. */
+static uint64_t mix_attr_values(const V *v, uint64_t h, const HloInstr *ins)
 {
 	for (int i = 0; i < ins->nattrs; i++) {
 		const HloAttr *a = &ins->attrs[i];
@@ -866,7 +925,9 @@ static uint64_t mix_attr_values(uint64_t h, const HloInstr *ins)
 		case AV_COMPS:
 			h = mix(h, (uint64_t)a->u.comps.n);
 			for (int k = 0; k < a->u.comps.n; k++)
-				h = mixp(h, a->u.comps.v[k]);
+				h = ins->op == HLO_FUSION && a->key == A_CALLS
+					    ? mix_fused(v, h, a->u.comps.v[k])
+					    : mixp(h, a->u.comps.v[k]);
 			break;
 		case AV_SLICE:
 			h = mix(h, (uint64_t)a->u.slice.n);
@@ -908,13 +969,15 @@ static uint64_t mix_attr_values(uint64_t h, const HloInstr *ins)
 /* What check_instr's verdict on ins depends on apart from where ins and
  * its operands are (operands_present checks that): opcode, shape, typed
  * attributes and each operand's shape, by content; called computations
- * by address (they do not change while the verifier runs). 0 when ins
- * reads more (a literal) or is malformed. A copy of an instruction that
- * passed, over operands of the same shapes, passes: the incremental
- * verifier checks a pass's new and changed instructions once per kind (a
- * fusion pass copies the same few ops into thousands of fused
- * computations; the users of what it fused read new operands). */
-static uint64_t content_key(const HloInstr *ins)
+ * by address (they do not change while the verifier runs), a fusion's
+ * by what its checks read of it (mix_fused). 0 when ins reads more (a
+ * literal) or is malformed. A copy of an instruction that passed, over
+ * operands of the same shapes, passes: the incremental verifier checks a
+ * pass's new and changed instructions once per kind (a fusion pass
+ * copies the same few ops into thousands of fused computations, and
+ * makes thousands of fusions that differ only in which of those they
+ * call; the users of what it fused read new operands). */
+static uint64_t content_key(const V *v, const HloInstr *ins)
 {
 	if (ins->literal || !ins->shape || ins->op <= HLO_INVALID ||
 	    ins->op >= HLO_OPCODE_COUNT)
@@ -922,7 +985,7 @@ static uint64_t content_key(const HloInstr *ins)
 	uint64_t h = mix(mix((uint64_t)ins->op + 0x1000, (uint64_t)ins->nops),
 			 (uint64_t)ins->async_wrapped);
 	h = mix(h, shape_hash(ins->shape));
-	h = mix_attr_values(h, ins);
+	h = mix_attr_values(v, h, ins);
 	for (int i = 0; i < ins->nops; i++) {
 		const HloInstr *o = ins->ops[i];
 		if (!o || !o->shape)
@@ -1006,12 +1069,15 @@ static void check_root(V *v, const HloComp *c)
 		       c->root->name, c->name);
 }
 
-static void check_params(V *v, const HloComp *c)
+/* The parameters among xs[0..nx-1] (c's instructions, or just its
+ * parameters, in order) are numbered 0..n-1 once each, where n is how
+ * many c has. */
+static void check_params(V *v, const HloComp *c, HloInstr *const *xs, int nx,
+			 int n)
 {
-	int n = hlo_comp_param_count(c);
 	HloInstr **seen = arena_alloc(&v->tmp, sizeof *seen * (size_t)(n + 1));
-	for (int i = 0; seen && i < c->n; i++) {
-		HloInstr *p = c->instrs[i];
+	for (int i = 0; seen && i < nx; i++) {
+		HloInstr *p = xs[i];
 		if (p->op != HLO_PARAMETER)
 			continue;
 		if ((p->param_no < 0 || p->param_no >= n) && n == 1)
@@ -1062,53 +1128,63 @@ static void *fresh_array(void *old, size_t e, int n)
  * a computation that nothing else calls (a pass that changes the fused
  * computation changes that one fusion). ins calls what it calls; an
  * earlier caller of the same computation, either of the two a fusion,
- * is an error, reported once per computation. */
-static void note_callers(V *v, const HloInstr *ins, int nc)
+ * is an error, reported once per computation. This for one computation
+ * k that ins calls; false when the table is full (then the rest of ins's
+ * calls go unchecked too). */
+static bool note_caller(V *v, const HloInstr *ins, const HloComp *k)
 {
-	for (int i = 0; i < nc && v->cap_callers; i++) {
-		const HloComp *k = hlo_instr_called_at(ins, i);
-		if (!k)
-			continue;
-		unsigned mask = (unsigned)v->cap_callers - 1;
-		unsigned h = (unsigned)(((uintptr_t)k >> 4) * 0x9e3779b1u);
-		struct Caller *s = &v->callers[h & mask];
-		/* full only when instructions call computations that are not
-		 * in the module (then no slot is free: no check) */
-		for (int probes = 1; s->c && s->c != k; probes++) {
-			if (probes == v->cap_callers)
+	unsigned mask = (unsigned)v->cap_callers - 1;
+	unsigned h = (unsigned)(((uintptr_t)k >> 4) * 0x9e3779b1u);
+	struct Caller *s = &v->callers[h & mask];
+	/* full only when instructions call computations that are not in
+	 * the module (then no slot is free: no check) */
+	for (int probes = 1; s->c && s->c != k; probes++) {
+		if (probes == v->cap_callers)
+			return false;
+		h++;
+		s = &v->callers[h & mask];
+	}
+	if (!s->c) {
+		s->c = k;
+		s->by = ins;
+		/* what a pass left calling a computation it took out (or one
+		 * of another module) */
+		if (v->m && hlo_module_find_comp(v->m, k->name) != k) {
+			s->reported = true;
+			err(v, ins,
+			    "calls computation '%s', which is not in the "
+			    "module",
+			    k->name);
+		}
+		return true;
+	}
+	const HloInstr *by = s->by;
+	if (by == ins || s->reported ||
+	    (ins->op != HLO_FUSION && by->op != HLO_FUSION))
+		return true;
+	s->reported = true;
+	if (by->op == HLO_FUSION)
+		err(v, ins,
+		    "calls computation '%s', the body of fusion '%s' "
+		    "(a fused computation belongs to its one fusion)",
+		    k->name, by->name);
+	else
+		err(v, ins,
+		    "its computation '%s' is also called by %s '%s' "
+		    "(a fused computation belongs to its one fusion)",
+		    k->name, hlo_opcode_name(by->op), by->name);
+	return true;
+}
+
+/* What ins calls, in hlo_instr_called_at's order. */
+static void note_callers(V *v, const HloInstr *ins)
+{
+	for (int i = 0; i < ins->nattrs && v->cap_callers; i++) {
+		const HloAttr *a = &ins->attrs[i];
+		for (int j = 0; calls_comps(a) && j < a->u.comps.n; j++)
+			if (a->u.comps.v[j] &&
+			    !note_caller(v, ins, a->u.comps.v[j]))
 				return;
-			h++;
-			s = &v->callers[h & mask];
-		}
-		if (!s->c) {
-			s->c = k;
-			s->by = ins;
-			/* what a pass left calling a computation it took out
-			 * (or one of another module) */
-			if (v->m && hlo_module_find_comp(v->m, k->name) != k) {
-				s->reported = true;
-				err(v, ins,
-				    "calls computation '%s', which is not in "
-				    "the module",
-				    k->name);
-			}
-			continue;
-		}
-		const HloInstr *by = s->by;
-		if (by == ins || s->reported ||
-		    (ins->op != HLO_FUSION && by->op != HLO_FUSION))
-			continue;
-		s->reported = true;
-		if (by->op == HLO_FUSION)
-			err(v, ins,
-			    "calls computation '%s', the body of fusion '%s' "
-			    "(a fused computation belongs to its one fusion)",
-			    k->name, by->name);
-		else
-			err(v, ins,
-			    "its computation '%s' is also called by %s '%s' "
-			    "(a fused computation belongs to its one fusion)",
-			    k->name, hlo_opcode_name(by->op), by->name);
 	}
 }
 
@@ -1318,46 +1394,90 @@ out:
 	free(order);
 }
 
+/* Whether each operand in c comes before its user in c->instrs: then
+ * c has no cycle, and check_cycles' walk would find none. Each
+ * instruction's mark holds its (last) position meanwhile, so an operand
+ * is in c->instrs only when its mark says where; marks end cleared. */
+static bool in_order(HloComp *c)
+{
+	for (int i = 0; i < c->n; i++)
+		c->instrs[i]->mark = (unsigned)i;
+	bool ok = true;
+	for (int i = 0; ok && i < c->n; i++) {
+		const HloInstr *x = c->instrs[i];
+		for (int j = 0; j < x->nops; j++) {
+			const HloInstr *o = x->ops[j];
+			if (o && o->parent == c &&
+			    (o->mark >= (unsigned)i ||
+			     c->instrs[o->mark] != o)) {
+				ok = false;
+				break;
+			}
+		}
+	}
+	for (int i = 0; i < c->n; i++)
+		c->instrs[i]->mark = 0;
+	return ok;
+}
+
+/* Room for check_comp's lists of n instructions; false when out of
+ * memory. */
+static bool room(V *v, int n)
+{
+	if (n <= v->cap_todo)
+		return true;
+	v->todo = fresh_array(v->todo, sizeof *v->todo, n);
+	v->params = fresh_array(v->params, sizeof *v->params, n);
+	v->calls = fresh_array(v->calls, sizeof *v->calls, n);
+	v->sigs = fresh_array(v->sigs, sizeof *v->sigs, n);
+	bool ok = v->todo && v->params && v->calls && v->sigs;
+	v->cap_todo = ok ? n * 2 : 0;
+	return ok;
+}
+
 static void check_comp(V *v, HloModule *m, HloComp *c)
 {
 	check_root(v, c);
-	check_params(v, c);
-	/* Which instructions to check: all, or those whose signature
-	 * moved since they last passed (a cycle needs a changed operand,
-	 * so a computation without one keeps its acyclic verdict). Each
-	 * signature is taken once: the checks change nothing it reads. */
-	if (c->n > v->cap_todo) {
-		v->todo = fresh_array(v->todo, sizeof *v->todo, c->n);
-		v->sigs = fresh_array(v->sigs, sizeof *v->sigs, c->n);
-		v->cap_todo = v->todo && v->sigs ? c->n * 2 : 0;
-	}
-	if (c->n > v->cap_todo) {
+	if (!room(v, c->n)) {
+		check_params(v, c, c->instrs, c->n, hlo_comp_param_count(c));
 		err_at(v, c->loc, "out of memory verifying '%s'", c->name);
 		return;
 	}
-	HloInstr **todo = v->todo;
+	/* Which instructions to check: all, or those whose signature
+	 * moved since they last passed (a cycle needs a changed operand,
+	 * so a computation without one keeps its acyclic verdict). Each
+	 * signature is taken once: the checks change nothing it reads.
+	 * The same walk lists the parameters and the callers, checked
+	 * after it in the order the errors have always come in: the
+	 * parameters', then the callers'. */
+	HloInstr **todo = v->todo, **params = v->params, **calls = v->calls;
 	uint64_t *sigs = v->sigs;
-	int k = 0;
+	int k = 0, np = 0, ncalls = 0;
 	for (int i = 0; i < c->n; i++) {
 		HloInstr *x = c->instrs[i];
-		int nc = ncalled(x);
-		uint64_t s = instr_sig(v, x, nc);
+		int nc;
+		uint64_t s = instr_sig(v, x, &nc);
+		if (x->op == HLO_PARAMETER)
+			params[np++] = x;
 		if (nc)
-			note_callers(v, x, nc);
+			calls[ncalls++] = x;
 		if (!v->changed_only || x->vsig != s) {
 			todo[k] = x;
 			sigs[k++] = s;
 		}
 	}
+	check_params(v, c, params, np, np);
+	for (int i = 0; i < ncalls; i++)
+		note_callers(v, calls[i]);
 	v->checked += k;
-	if (k)
+	if (k && !in_order(c))
 		check_cycles(v, m, c);
 	if (k && m && m->control_preds)
 		check_control(v, c);
 	for (int i = 0; i < k && !full(v); i++) {
 		HloInstr *x = todo[i];
 		int before = v->d->errors;
-		uint64_t key = v->changed_only ? content_key(x) : 0;
+		uint64_t key = v->changed_only ? content_key(v, x) : 0;
 		bool known = key && seen_has(v, key);
 		if (known)
 			operands_present(v, x); /* the rest passed already */
@@ -1415,6 +1535,8 @@ static bool verify(HloModule *m, Diag *d, const SrcFile *f, bool changed_only,
 	free(v.next);
 	free(v.seen);
 	free(v.todo);
+	free(v.params);
+	free(v.calls);
 	free(v.sigs);
 	free(v.callers);
 	if (checked)
@@ -1464,9 +1586,10 @@ void verify_inherit(HloModule *dst, const HloModule *src)
 		for (int k = 0; k < cs->n; k++) {
 			const HloInstr *s = cs->instrs[k];
 			HloInstr *d = cd->instrs[k];
+			int nc;
 			if (s->vsig && s->op == d->op &&
-			    s->vsig == instr_sig(&vs, s, ncalled(s)))
-				d->vsig = instr_sig(&vd, d, ncalled(d));
+			    s->vsig == instr_sig(&vs, s, &nc))
+				d->vsig = instr_sig(&vd, d, &nc);
 		}
 	}
 }
