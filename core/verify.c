@@ -763,20 +763,6 @@ static uint64_t comp_sig(uint64_t h, const HloComp *c)
 	return mix(h, (uint64_t)c->n);
 }
 
-/* The bytes of ins's attributes (a value replaced in its slot changes
- * them; values themselves are never changed in place). */
-static uint64_t mix_attrs(uint64_t h, const HloInstr *ins)
-{
-	const unsigned char *ab = (const unsigned char *)ins->attrs;
-	size_t nb = sizeof *ins->attrs * (size_t)ins->nattrs;
-	for (size_t i = 0; i + 8 <= nb; i += 8) {
-		uint64_t w;
-		memcpy(&w, ab + i, 8);
-		h = mix(h, w);
-	}
-	return h;
-}
-
 /* The keys whose values are computations (what hlo_instr_called_at
  * walks), from the one attribute table. */
 static const bool comp_key[A_COUNT] = {
@@ -790,26 +776,37 @@ static bool calls_comps(const HloAttr *a)
 	return (unsigned)a->key < A_COUNT && comp_key[a->key];
 }
 
-/* instr_sig's part for ins's attributes: their bytes, then each called
- * computation; *ncalled gets how many ins calls. */
+/* instr_sig's part for ins's attributes: their bytes (a value replaced
+ * in its slot changes them; values themselves are never changed in
+ * place), then each called computation; *ncalled gets how many ins
+ * calls. */
 static uint64_t sig_attrs(const V *v, const HloInstr *ins, uint64_t h,
 			  int *ncalled)
 {
-	h = mix_attrs(h, ins);
-	int nc = 0;
+	bool calls = false;
 	for (int i = 0; i < ins->nattrs; i++) {
 		const HloAttr *a = &ins->attrs[i];
-		if (!calls_comps(a) || a->u.comps.n <= 0)
-			continue;
-		if (!nc)
-			h = mixp(h, v->m ? v->m->entry : NULL);
-		nc += a->u.comps.n;
-		for (int k = 0; k < a->u.comps.n; k++) {
+		const unsigned char *ab = (const unsigned char *)a;
+#pragma GCC unroll 8
+		for (size_t k = 0; k + 8 <= sizeof *a; k += 8) {
+			uint64_t w;
+			memcpy(&w, ab + k, 8);
+			h = mix(h, w);
+		}
+		calls |= calls_comps(a) && a->u.comps.n > 0;
+	}
+	*ncalled = 0;
+	if (!calls)
+		return h;
+	h = mixp(h, v->m ? v->m->entry : NULL);
+	for (int i = 0; i < ins->nattrs; i++) {
+		const HloAttr *a = &ins->attrs[i];
+		for (int k = 0; calls_comps(a) && k < a->u.comps.n; k++) {
 			const HloComp *c = a->u.comps.v[k];
 			h = c ? comp_sig(h, c) : mix(h, 1);
+			++*ncalled;
 		}
 	}
-	*ncalled = nc;
 	return h;
 }
 
@@ -824,10 +821,14 @@ static uint64_t sig_attrs(const V *v, const HloInstr *ins, uint64_t h,
  * equal contents. *ncalled gets how many computations ins calls. */
 static inline uint64_t instr_sig(const V *v, const HloInstr *ins, int *ncalled)
 {
-	/* opcode and operand count in one word (both ints: nothing lost) */
+	/* opcode and operand count in one word, attribute count and
+	 * whether there is a literal in another (nothing lost) */
 	uint64_t h = (uint64_t)(uint32_t)ins->op << 32 | (uint32_t)ins->nops;
-	h = mix(h, (uint64_t)ins->nattrs);
-	h = mixp(mixp(mixp(h, ins->shape), ins->literal), ins->parent);
+	h = mix(h, (uint64_t)(uint32_t)ins->nattrs |
+			   (uint64_t)(ins->literal != NULL) << 32);
+	if (ins->literal)
+		h = mixp(h, ins->literal);
+	h = mixp(mixp(h, ins->shape), ins->parent);
 	*ncalled = 0;
 	if (ins->nattrs)
 		h = sig_attrs(v, ins, h, ncalled);
@@ -840,6 +841,13 @@ static inline uint64_t instr_sig(const V *v, const HloInstr *ins, int *ncalled)
 					   (o->parent != ins->parent));
 	}
 	return h ? h : 1; /* never 0, "never checked" */
+}
+
+/* shape_hash, asking only when its cache is empty (most shapes here
+ * were hashed before: the call would cost more than the answer). */
+static uint64_t shash(const Shape *s)
+{
+	return s && s->hash_cache ? s->hash_cache : shape_hash(s);
 }
 
 static uint64_t mix_str(uint64_t h, const char *s)
@@ -878,7 +886,7 @@ static uint64_t mix_fused(const V *v, uint64_t h, const HloComp *c)
 		return mix(h, 1);
 	h = mix(h, v->m && c == v->m->entry ? 3 : 2);
 	const HloInstr *r = c->root;
-	h = mix(mix(h, r != NULL), r && r->shape ? shape_hash(r->shape) : 0);
+	h = mix(mix(h, r != NULL), r && r->shape ? shash(r->shape) : 0);
 	int np = 0;
 	for (int i = 0; i < c->n; i++) {
 		const HloInstr *p = c->instrs[i];
@@ -886,7 +894,7 @@ static uint64_t mix_fused(const V *v, uint64_t h, const HloComp *c)
 			continue;
 		np++;
 		h = mix(mix(h, (uint64_t)p->param_no),
-			p->shape ? shape_hash(p->shape) : 0);
+			p->shape ? shash(p->shape) : 0);
 	}
 	return mix(h, (uint64_t)np);
 }
@@ -984,13 +992,13 @@ static uint64_t content_key(const V *v, const HloInstr *ins)
 		return 0;
 	uint64_t h = mix(mix((uint64_t)ins->op + 0x1000, (uint64_t)ins->nops),
 			 (uint64_t)ins->async_wrapped);
-	h = mix(h, shape_hash(ins->shape));
+	h = mix(h, shash(ins->shape));
 	h = mix_attr_values(v, h, ins);
 	for (int i = 0; i < ins->nops; i++) {
 		const HloInstr *o = ins->ops[i];
 		if (!o || !o->shape)
 			return 0;
-		h = mix(h, shape_hash(o->shape));
+		h = mix(h, shash(o->shape));
 	}
 	return h ? h : 1;
 }
