@@ -54,6 +54,14 @@ int hlo_opcode_arity(HloOpcode op) { return op_info[op].arity; }
 OpClass hlo_opcode_class(HloOpcode op) { return (OpClass)op_info[op].cls; }
 unsigned hlo_opcode_flags(HloOpcode op) { return op_info[op].flags; }
 
+static const char *const op_attrs[HLO_OPCODE_COUNT] = {
+#define OPATTRS(e, keys) [e] = keys,
+#include "opattrs.def"
+#undef OPATTRS
+};
+
+const char *hlo_opcode_attrs(HloOpcode op) { return op_attrs[op]; }
+
 /* ---- attribute table --------------------------------------------------- */
 
 static const struct {

@@ -42,6 +42,9 @@ HloOpcode hlo_opcode_parse(const char *s, int n);
 int hlo_opcode_arity(HloOpcode op); /* -1: variadic */
 OpClass hlo_opcode_class(HloOpcode op);
 unsigned hlo_opcode_flags(HloOpcode op);
+/* The attribute keys op takes beyond those every instruction takes, which
+ * are HLO_INVALID's: space-separated, as in opattrs.def. */
+const char *hlo_opcode_attrs(HloOpcode op);
 
 typedef enum {
 	A_RAW, /* a key the IR does not interpret */

@@ -74,6 +74,40 @@ static void attr_table_round_trips(void **st)
 	assert_int_equal(hlo_attr_kind(A_TO_APPLY), AV_COMP);
 }
 
+/* Does the space-separated list have the word? */
+static bool has_word(const char *list, const char *w)
+{
+	size_t n = strlen(w);
+	for (const char *q = list; (q = strstr(q, w)); q += n)
+		if ((q == list || q[-1] == ' ') && (q[n] == ' ' || !q[n]))
+			return true;
+	return false;
+}
+
+/* opattrs.def has a line for every opcode, and every key the IR types
+ * (attrs.def) is taken by some opcode: otherwise the parser would refuse
+ * it everywhere. */
+static void opcode_attr_table_is_complete(void **st)
+{
+	(void)st;
+	assert_true(has_word(hlo_opcode_attrs(HLO_INVALID), "metadata"));
+	for (int op = 1; op < HLO_OPCODE_COUNT; op++)
+		assert_non_null(hlo_opcode_attrs((HloOpcode)op));
+	for (int k = 1; k < A_COUNT; k++) {
+		bool found = false;
+		for (int op = 1; op < HLO_OPCODE_COUNT && !found; op++)
+			found = has_word(hlo_opcode_attrs((HloOpcode)op),
+					 hlo_attr_name((AttrKey)k));
+		if (!found)
+			fail_msg("no opcode takes attribute '%s'",
+				 hlo_attr_name((AttrKey)k));
+	}
+	assert_true(has_word(hlo_opcode_attrs(HLO_SLICE), "slice"));
+	assert_false(has_word(hlo_opcode_attrs(HLO_ADD), "direction"));
+	assert_false(has_word(hlo_opcode_attrs(HLO_ADD),
+			      "parameter_replication"));
+}
+
 static void users_follow_operands(void **st)
 {
 	(void)st;
@@ -575,6 +609,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(opcode_table_round_trips),
 		cmocka_unit_test(attr_table_round_trips),
+		cmocka_unit_test(opcode_attr_table_is_complete),
 		cmocka_unit_test(users_follow_operands),
 		cmocka_unit_test(replace_all_uses_moves_root),
 		cmocka_unit_test(names_are_unique_per_computation),
