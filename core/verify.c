@@ -1478,10 +1478,15 @@ static void check_comp(V *v, HloModule *m, HloComp *c)
 	for (int i = 0; i < ncalls; i++)
 		note_callers(v, calls[i]);
 	v->checked += k;
+	/* A cycle or a bad control edge fails the computation, not one
+	 * instruction: then none keeps its verdict, or the next run would
+	 * find nothing changed and skip these walks. */
+	int whole = v->d->errors;
 	if (k && !in_order(c))
 		check_cycles(v, m, c);
 	if (k && m && m->control_preds)
 		check_control(v, c);
+	bool comp_ok = v->d->errors == whole;
 	for (int i = 0; i < k && !full(v); i++) {
 		HloInstr *x = todo[i];
 		int before = v->d->errors;
@@ -1492,7 +1497,7 @@ static void check_comp(V *v, HloModule *m, HloComp *c)
 		else
 			check_instr(v, x);
 		bool ok = v->d->errors == before;
-		x->vsig = ok ? sigs[i] : 0;
+		x->vsig = ok && comp_ok ? sigs[i] : 0;
 		if (ok && key && !known)
 			seen_add(v, key);
 		/* inferred shapes and messages: not kept past their check */

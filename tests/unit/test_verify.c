@@ -539,6 +539,29 @@ static void verify_changed_rechecks_what_moved(void **state)
 	hlo_module_free(m);
 }
 
+/* A computation that failed as a whole (a cycle) keeps no verdicts: a
+ * second incremental run with nothing changed still refuses it (each
+ * instruction's own checks passed the first time, and a run that finds
+ * nothing new to check skips the cycle walk). */
+static void verify_changed_cycle_twice(void **state)
+{
+	(void)state;
+	HloModule *m = load_text("HloModule t\nENTRY e {\n"
+				 "  p = f32[4] parameter(0)\n"
+				 "  a = f32[4] negate(p)\n"
+				 "  b = f32[4] negate(a)\n"
+				 "  ROOT r = f32[4] negate(b)\n}\n");
+	int checked;
+	HloInstr *a = hlo_comp_find(m->entry, "a"),
+		 *b = hlo_comp_find(m->entry, "b");
+	hlo_set_operand(a, 0, b); /* a reads b reads a */
+	assert_false(changed_ok(m, &checked));
+	assert_false(changed_ok(m, &checked));
+	hlo_set_operand(a, 0, hlo_comp_find(m->entry, "p"));
+	assert_true(changed_ok(m, &checked));
+	hlo_module_free(m);
+}
+
 /* verify_module_changed checks an instruction like one that passed in
  * the same run only where it is (its operands' computation): the shapes
  * and attributes of each copy still count. */
@@ -784,6 +807,7 @@ int main(void)
 		cmocka_unit_test(verify_map_and_select_and_scatter),
 		cmocka_unit_test(verify_collects_and_caps_errors),
 		cmocka_unit_test(verify_changed_rechecks_what_moved),
+		cmocka_unit_test(verify_changed_cycle_twice),
 		cmocka_unit_test(verify_changed_copies),
 		cmocka_unit_test(verify_fused_computation_owned),
 		cmocka_unit_test(verify_changed_kinds_by_value),
