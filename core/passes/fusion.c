@@ -1413,32 +1413,52 @@ static char *rec_dup(Fz *z, const char *s)
 	return z->rec_dup[h];
 }
 
-typedef struct FwdQuery {
-	const Fz *z;
-	const HloInstr *k;
-} FwdQuery;
-
-static bool same_from(const void *ctx, int v)
+/* The copy rec_dup made of s, when the cache still has it, else NULL. */
+static const char *rec_known(const Fz *z, const char *s)
 {
-	const FwdQuery *q = ctx;
-	return q->z->fwd[v].from == q->k;
+	int h = (int)(((uintptr_t)s >> 3) % FZ_REC_CACHE);
+	return z->rec_src[h] == s ? z->rec_dup[h] : NULL;
 }
 
-/* The kernel k is part of now (k itself when it was not forwarded). */
+/* Where kernel k was forwarded (its entry in fwd), or -1. The index is
+ * probed here, not through fz_index_find, as kernel_now asks it for
+ * nearly every decision. */
+static int fwd_at(const Fz *z, const HloInstr *k)
+{
+	const FzIndex *ix = &z->fwd_ix;
+	if (!ix->cap)
+		return -1;
+	unsigned h = ptr_hash(k), mask = (unsigned)ix->cap - 1;
+	for (unsigned i = h & mask;; i = (i + 1) & mask) {
+		const struct FzSlot *sl = &ix->slot[i];
+		if (sl->v < 0)
+			return -1;
+		if (sl->h == h && z->fwd[sl->v].from == k)
+			return sl->v;
+	}
+}
+
+/* The kernel k is part of now (k itself when it was not forwarded). The
+ * answer is kept until the next forward: a consumer's decisions come one
+ * after another, and settle_decisions goes through them in that order. */
 static const HloInstr *kernel_now(Fz *z, const HloInstr *k)
 {
+	if (!k || !z->nfwd)
+		return k;
+	if (k == z->now_from && z->nfwd == z->now_nfwd)
+		return z->now_to;
 	const HloInstr *r = k;
-	for (int hops = 0; r && z->nfwd; hops++) {
-		FwdQuery q = {z, r};
-		int at = fz_index_find(&z->fwd_ix, ptr_hash(r), same_from, &q);
+	for (int hops = 0; r; hops++) {
+		int at = fwd_at(z, r);
 		if (at < 0)
 			break;
 		r = z->fwd[at].to;
 		if (hops > 0) /* shortcut for the next lookup of k */
-			z->fwd[fz_index_find(&z->fwd_ix, ptr_hash(k), same_from,
-					     &(FwdQuery){z, k})]
-				.to = r;
+			z->fwd[fwd_at(z, k)].to = r;
 	}
+	z->now_from = k;
+	z->now_to = r;
+	z->now_nfwd = z->nfwd;
 	return r;
 }
 
@@ -1465,17 +1485,44 @@ static const HloInstr *kernel_of(const Fz *z, int v)
 typedef struct DecisionQuery {
 	const Fz *z;
 	const char *comp, *prod, *cons;
+	/* the log's copies of those names when known (else NULL): the
+	 * same pointer is the same name, without comparing the text */
+	const char *lcomp, *lprod, *lcons;
 	bool siblings;
 	const HloInstr *kernel; /* as it was when recorded (kernel_now) */
 } DecisionQuery;
+
+/* Does the log's name a say the name q (whose copy is lq, or NULL)? */
+static inline bool same_name(const char *a, const char *q, const char *lq)
+{
+	return a == lq || !strcmp(a, q);
+}
 
 static bool same_decision(const void *ctx, int v)
 {
 	const DecisionQuery *q = ctx;
 	const FusionDecision *d = &q->z->log->d[v];
 	return kernel_of(q->z, v) == q->kernel && d->siblings == q->siblings &&
-	       !strcmp(d->consumer, q->cons) && !strcmp(d->producer, q->prod) &&
-	       !strcmp(d->comp, q->comp);
+	       same_name(d->consumer, q->cons, q->lcons) &&
+	       same_name(d->producer, q->prod, q->lprod) &&
+	       same_name(d->comp, q->comp, q->lcomp);
+}
+
+/* The decision of key h that q is about, or -1 (fz_index_find over
+ * z->seen, probed here: every decision asks it). */
+static int seen_at(const Fz *z, unsigned h, const DecisionQuery *q)
+{
+	const FzIndex *ix = &z->seen;
+	if (!ix->cap)
+		return -1;
+	unsigned mask = (unsigned)ix->cap - 1;
+	for (unsigned i = h & mask;; i = (i + 1) & mask) {
+		const struct FzSlot *sl = &ix->slot[i];
+		if (sl->v < 0)
+			return -1;
+		if (sl->h == h && same_decision(q, sl->v))
+			return sl->v;
+	}
 }
 
 /* The key of a decision's names: the three words' hashes combined. */
@@ -1505,6 +1552,19 @@ static bool same_verdict(const FusionDecision *d, const char *pass,
 	       (into ? d->into && !strcmp(d->into, into) : !d->into);
 }
 
+/* Room for the decisions the pass expects (z->expect), taken when it
+ * records its first: growing the log, kern and seen step by step copied
+ * them over and over. */
+static bool reserve_decisions(Fz *z)
+{
+	FusionLog *l = z->log;
+	int n = z->expect;
+	return n <= 0 ||
+	       (fz_grow((void **)&l->d, &l->cap, l->n + n, sizeof *l->d) &&
+		fz_grow((void **)&z->kern, &z->cap_kern, n, sizeof *z->kern) &&
+		fz_index_reserve(&z->seen, n));
+}
+
 void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 	       const char *into, const Verdict *v, const HloInstr *kernel)
 {
@@ -1516,8 +1576,16 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 	kernel = kernel_now(z, kernel);
 	unsigned names = decision_names(z, comp, prod, cons);
 	unsigned h = decision_hash(names, kernel);
-	DecisionQuery q = {z, comp, prod, cons, v->siblings, kernel};
-	int at = fz_index_find(&z->seen, h, same_decision, &q);
+	DecisionQuery q = {z,
+			   comp,
+			   prod,
+			   cons,
+			   rec_known(z, comp),
+			   rec_known(z, prod),
+			   rec_known(z, cons),
+			   v->siblings,
+			   kernel};
+	int at = seen_at(z, h, &q);
 	FusionDecision *d;
 	if (at >= 0) {
 		/* Considered again (the consumer grew): the last word counts
@@ -1530,6 +1598,10 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 		if (!z->kern_started) {
 			z->log_first = l->n;
 			z->kern_started = true;
+			if (!reserve_decisions(z)) {
+				z->failed = true;
+				return;
+			}
 		}
 		int i = l->n - z->log_first;
 		if (!fz_grow((void **)&l->d, &l->cap, l->n + 1, sizeof *l->d) ||
@@ -1543,20 +1615,23 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 		z->nkern = i + 1;
 		d = &l->d[l->n++];
 	}
-	memset(d, 0, sizeof *d);
-	d->producer = rec_dup(z, prod);
-	d->consumer = rec_dup(z, cons);
-	d->comp = rec_dup(z, comp);
-	d->into = into ? rec_dup(z, into) : NULL;
-	d->fmt = v->fmt;
-	d->args = v->nargs ? arena_dup(&l->a, v->args, (size_t)v->nargs)
-			   : (const unsigned char *)"";
-	d->nargs = v->nargs;
-	d->pass = z->pass;
-	d->rule = v->rule;
-	d->fused = v->fused;
-	d->siblings = v->siblings;
-	d->bytes_saved = v->saved;
+	char *dp = rec_dup(z, prod), *dc = rec_dup(z, cons),
+	     *dm = rec_dup(z, comp), *di = into ? rec_dup(z, into) : NULL;
+	*d = (FusionDecision){
+		.producer = dp,
+		.consumer = dc,
+		.comp = dm,
+		.into = di,
+		.pass = z->pass,
+		.rule = v->rule,
+		.fmt = v->fmt,
+		.args = v->nargs ? arena_dup(&l->a, v->args, (size_t)v->nargs)
+				 : (const unsigned char *)"",
+		.nargs = v->nargs,
+		.fused = v->fused,
+		.siblings = v->siblings,
+		.bytes_saved = v->saved,
+	};
 	if (!d->producer || !d->consumer || !d->comp || !d->args ||
 	    (into && !d->into))
 		z->failed = true;
@@ -1571,6 +1646,7 @@ void fz_free_seen(Fz *z)
 	z->fwd = NULL;
 	z->kern = NULL;
 	z->nfwd = z->cap_fwd = z->nkern = z->cap_kern = 0;
+	z->now_from = z->now_to = NULL;
 	z->kern_started = false;
 	if (z->fusion_names_made)
 		namemap_free(&z->fusion_names);
@@ -1609,6 +1685,120 @@ void fz_record_pair(Fz *z, const HloInstr *p, const HloInstr *c,
 			  into, v, c);
 }
 
+/* A set of pointers (open addressing, NULL an empty slot). */
+typedef struct PtrSet {
+	const void **slot;
+	unsigned mask;
+} PtrSet;
+
+/* Adds p to s, which is made for n pointers when first used (and never
+ * asked to hold more). */
+static bool ptrset_add(PtrSet *s, const void *p, int n)
+{
+	if (!s->slot) {
+		unsigned cap = 16;
+		while (cap < 2u * (unsigned)n)
+			cap *= 2;
+		if (!(s->slot = calloc(cap, sizeof *s->slot)))
+			return false;
+		s->mask = cap - 1;
+	}
+	unsigned i = ptr_hash(p) & s->mask;
+	while (s->slot[i] && s->slot[i] != p)
+		i = (i + 1) & s->mask;
+	s->slot[i] = p;
+	return true;
+}
+
+static bool ptrset_has(const PtrSet *s, const void *p)
+{
+	if (!s->slot)
+		return false;
+	for (unsigned i = ptr_hash(p) & s->mask; s->slot[i];
+	     i = (i + 1) & s->mask)
+		if (s->slot[i] == p)
+			return true;
+	return false;
+}
+
+/* One decision per pair and kernel now (kern[].k, where the kernels are
+ * now): a later one about the same copy (its kernel forwarded in
+ * between) is the last word, kept in the first one's place. Only
+ * decisions in a kernel of targets can meet another. */
+static void dedup_decisions(Fz *z, const PtrSet *targets)
+{
+	FusionLog *l = z->log;
+	FzIndex ix = {0};
+	int k = 0;
+	const HloInstr *last = NULL;
+	bool in = false;
+	for (int i = 0; i < z->nkern && !z->failed; i++) {
+		FusionDecision *d = &l->d[z->log_first + i];
+		const HloInstr *kn = z->kern[i].k;
+		unsigned names = z->kern[i].names;
+		if (kn != last) { /* a kernel's decisions come in runs */
+			last = kn;
+			in = kn && ptrset_has(targets, kn);
+		}
+		if (in) {
+			/* names in the log: often the very same copies */
+			DecisionQuery q = {z,
+					   d->comp,
+					   d->producer,
+					   d->consumer,
+					   d->comp,
+					   d->producer,
+					   d->consumer,
+					   d->siblings,
+					   kn};
+			unsigned h = decision_hash(names, kn);
+			/* same_decision reads kern[] and the log up to k:
+			 * the ones kept so far */
+			int at = fz_index_find(&ix, h, same_decision, &q);
+			if (at >= 0) {
+				l->d[at] = *d;
+				continue;
+			}
+			if (!fz_index_add(&ix, h, z->log_first + k))
+				z->failed = true;
+		}
+		if (k != i) {
+			l->d[z->log_first + k] = *d;
+			z->kern[k] = (struct FzKern){kn, names};
+		}
+		k++;
+	}
+	fz_index_free(&ix);
+	l->n = z->log_first + k;
+	z->nkern = k;
+}
+
+/* Each decision made in a fusion that is still there names it, and is
+ * settled: fusion_log_refresh leaves it. */
+static void name_kernels(Fz *z)
+{
+	FusionLog *l = z->log;
+	const HloInstr *last = NULL;
+	char *name = NULL;
+	for (int i = 0; i < z->nkern && !z->failed; i++) {
+		const HloInstr *kn = z->kern[i].k;
+		if (!kn || !kn->parent || kn->op != HLO_FUSION)
+			continue;
+		if (kn != last) {
+			last = kn;
+			name = rec_dup(z, kn->name);
+		}
+		FusionDecision *d = &l->d[z->log_first + i];
+		if (!name)
+			z->failed = true;
+		else if (d->fused)
+			d->into = name;
+		else
+			d->where = name;
+		d->settled = true;
+	}
+}
+
 /* Each decision of this pass names the fusion its consumer's copy is in
  * now: where it was fused (into), or where it stays declined (where). A
  * kernel that is gone leaves the decision to fusion_log_refresh, which
@@ -1618,49 +1808,31 @@ static void settle_decisions(Fz *z)
 	FusionLog *l = z->log;
 	if (!l || z->failed || !z->nkern)
 		return;
-	/* One decision per pair and kernel now: a later one about the same
-	 * copy (its kernel forwarded in between) is the last word, kept in
-	 * the first one's place. */
-	FzIndex ix = {0};
-	int k = 0;
-	for (int i = 0; i < z->nkern && !z->failed; i++) {
-		FusionDecision *d = &l->d[z->log_first + i];
-		const HloInstr *kn = kernel_now(z, z->kern[i].k);
-		unsigned names = z->kern[i].names;
+	/* Where each decision's kernel is now. A decision is the only one
+	 * of its pair and kernel unless its kernel is one that some other
+	 * decision's moved into: fz_record found any other made in the
+	 * same kernel. Those kernels, in moved, are the ones to look at. */
+	const HloInstr **moved = malloc(sizeof *moved * (size_t)z->nkern);
+	int nmoved = 0;
+	if (!moved) {
+		z->failed = true;
+		return;
+	}
+	for (int i = 0; i < z->nkern; i++) {
+		const HloInstr *k = z->kern[i].k, *kn = kernel_now(z, k);
+		if (kn != k && (!nmoved || moved[nmoved - 1] != kn))
+			moved[nmoved++] = kn;
 		z->kern[i].k = kn;
-		DecisionQuery q = {z, d->comp, d->producer, d->consumer,
-				   d->siblings, kn};
-		unsigned h = decision_hash(names, kn);
-		/* same_decision reads kern[] and the log up to k: the
-		 * ones kept so far */
-		int at = kn ? fz_index_find(&ix, h, same_decision, &q) : -1;
-		if (at >= 0) {
-			l->d[at] = *d;
-			continue;
-		}
-		l->d[z->log_first + k] = *d;
-		z->kern[k] = (struct FzKern){kn, names};
-		if (kn && !fz_index_add(&ix, h, z->log_first + k))
-			z->failed = true;
-		k++;
 	}
-	fz_index_free(&ix);
-	l->n = z->log_first + k;
-	z->nkern = k;
-	for (int i = 0; i < z->nkern && !z->failed; i++) {
-		const HloInstr *kn = z->kern[i].k;
-		if (!kn || !kn->parent || kn->op != HLO_FUSION)
-			continue;
-		FusionDecision *d = &l->d[z->log_first + i];
-		char *name = rec_dup(z, kn->name);
-		if (!name)
+	PtrSet targets = {0};
+	for (int i = 0; i < nmoved && !z->failed; i++)
+		if (!ptrset_add(&targets, moved[i], nmoved))
 			z->failed = true;
-		else if (d->fused)
-			d->into = name;
-		else
-			d->where = name;
-		d->settled = true;
-	}
+	free(moved);
+	if (nmoved)
+		dedup_decisions(z, &targets);
+	free(targets.slot);
+	name_kernels(z);
 }
 
 /* Rebuilds the log's groups from the fusions in m. */
@@ -1864,6 +2036,10 @@ bool pass_fusion(HloModule *m, PassCtx *cx)
 		z.failed = true;
 		nc = 0;
 	}
+	/* about one decision per operand of what runs as code */
+	for (int i = 0; z.log && i < nc; i++)
+		for (int k = 0; k < comps[i]->n; k++)
+			z.expect += comps[i]->instrs[k]->nops;
 	for (int i = 0; i < nc && !z.failed; i++)
 		fuse_comp(&z, comps[i], cx->fusion_off);
 	for (int i = 0; i < z.nfused; i++)

@@ -151,6 +151,13 @@ typedef struct Fz {
 		const HloInstr *from, *to;
 	} *fwd;
 	int nfwd, cap_fwd;
+	/* kernel_now's last answer: now_from is part of now_to, while
+	 * nfwd is still now_nfwd */
+	const HloInstr *now_from, *now_to;
+	int now_nfwd;
+	/* About how many decisions the pass will record (0: unknown), to
+	 * make room for them at once. */
+	int expect;
 } Fz;
 
 /* --- the log (fusion_log.c) --- */
@@ -167,6 +174,8 @@ unsigned fz_hash_words(const char *const *s, int n);
 int fz_index_find(const FzIndex *ix, unsigned h,
 		  bool (*same)(const void *ctx, int v), const void *ctx);
 bool fz_index_add(FzIndex *ix, unsigned h, int v);
+/* Room for n entries in all, so that adding them moves nothing. */
+bool fz_index_reserve(FzIndex *ix, int n);
 void fz_index_free(FzIndex *ix);
 
 /* --- what an instruction is to fusion (fusion.c) --- */

@@ -221,27 +221,41 @@ int fz_index_find(const FzIndex *ix, unsigned h,
 	}
 }
 
+/* ix with nc slots (a power of two), its entries placed again. */
+static bool index_resize(FzIndex *ix, int nc)
+{
+	struct FzSlot *ns = malloc(sizeof *ns * (size_t)nc);
+	if (!ns)
+		return false;
+	/* all bits set: v = -1, every slot empty */
+	memset(ns, 0xff, sizeof *ns * (size_t)nc);
+	for (int i = 0; i < ix->cap; i++) {
+		if (ix->slot[i].v < 0)
+			continue;
+		int j = (int)(ix->slot[i].h & (unsigned)(nc - 1));
+		while (ns[j].v >= 0)
+			j = (j + 1) & (nc - 1);
+		ns[j] = ix->slot[i];
+	}
+	free(ix->slot);
+	ix->slot = ns;
+	ix->cap = nc;
+	return true;
+}
+
+bool fz_index_reserve(FzIndex *ix, int n)
+{
+	int nc = ix->cap ? ix->cap : 64;
+	while (nc / 2 < n + 1)
+		nc *= 2;
+	return nc == ix->cap || index_resize(ix, nc);
+}
+
 bool fz_index_add(FzIndex *ix, unsigned h, int v)
 {
-	if ((ix->n + 1) * 2 > ix->cap) {
-		int nc = ix->cap ? ix->cap * 2 : 64;
-		struct FzSlot *ns = malloc(sizeof *ns * (size_t)nc);
-		if (!ns)
-			return false;
-		for (int i = 0; i < nc; i++)
-			ns[i].v = -1;
-		for (int i = 0; i < ix->cap; i++) {
-			if (ix->slot[i].v < 0)
-				continue;
-			int j = (int)(ix->slot[i].h & (unsigned)(nc - 1));
-			while (ns[j].v >= 0)
-				j = (j + 1) & (nc - 1);
-			ns[j] = ix->slot[i];
-		}
-		free(ix->slot);
-		ix->slot = ns;
-		ix->cap = nc;
-	}
+	if ((ix->n + 1) * 2 > ix->cap &&
+	    !index_resize(ix, ix->cap ? ix->cap * 2 : 64))
+		return false;
 	int i = (int)(h & (unsigned)(ix->cap - 1));
 	while (ix->slot[i].v >= 0)
 		i = (i + 1) & (ix->cap - 1);
@@ -277,10 +291,6 @@ static bool same_member(const void *ctx, int v)
 	       (!q->group || !strcmp(g->name, q->group));
 }
 
-/* The fusion that holds decision d's consumer: the one it names (*f)
- * while that still holds a member of the name, else the last group that
- * does (NULL: none). by: (comp, member) -> last group's ref; exact:
- * (comp, member, group) -> a ref. */
 /* The key of member (comp, name) of group g: h2 the hash of the first
  * two, gh of g's name. */
 static unsigned in_group(unsigned h2, unsigned gh)
@@ -288,44 +298,199 @@ static unsigned in_group(unsigned h2, unsigned gh)
 	return h2 ^ (gh * 0x9e3779b9u);
 }
 
-/* Does group g (a name) hold the consumer of qe as a member? */
-static bool holds(const FzIndex *exact, unsigned h2, char *g, MemberQuery *qe)
+/* A group of at most this many members is searched, not indexed. */
+enum { SCAN_MEMBERS = 8 };
+
+/* What fusion_log_refresh looks decisions' places up in. Each part is
+ * made when first needed: after multi-output fusion only a few hundred
+ * decisions need a place, and indexing every member of every group for
+ * them cost more than the pass's own log. */
+typedef struct Places {
+	FusionLog *l;
+	FzIndex named; /* group name -> group */
+	/* (comp, member, group) -> ref: the members of the groups in
+	 * indexed, groups too big to search (SCAN_MEMBERS) */
+	FzIndex exact;
+	MemberRef *refs;
+	int nrefs, caprefs;
+	bool *indexed;
+	/* by: (comp, member) -> the last group holding it (its ref in
+	 * last) */
+	FzIndex by;
+	MemberRef *last;
+	bool by_made;
+	NameMap ren; /* fusion -> the one it became part of */
+	bool ren_made;
+} Places;
+
+/* The decision being placed: its names and, once asked, their key. */
+typedef struct PlaceQuery {
+	const FusionDecision *d;
+	unsigned h2;
+	bool h2_made;
+} PlaceQuery;
+
+static unsigned place_h2(PlaceQuery *pq)
 {
-	qe->group = g;
-	return fz_index_find(exact, in_group(h2, fz_hash_words((const char **)&g, 1)),
-			     same_member, qe) >= 0;
+	if (!pq->h2_made) {
+		const char *w[2] = {pq->d->comp, pq->d->consumer};
+		pq->h2 = fz_hash_words(w, 2);
+		pq->h2_made = true;
+	}
+	return pq->h2;
 }
 
-static bool place(FusionLog *l, FusionDecision *d, char **f, bool keep,
-		  const FzIndex *by, MemberQuery *qb, const FzIndex *exact,
-		  MemberQuery *qe, const NameMap *ren)
+static bool places_named(Places *p)
 {
-	qb->comp = qe->comp = d->comp;
-	qb->name = qe->name = d->consumer;
-	const char *w[2] = {d->comp, d->consumer};
-	unsigned h2 = fz_hash_words(w, 2);
-	if (*f && holds(exact, h2, *f, qe))
+	FusionLog *l = p->l;
+	p->indexed = calloc((size_t)l->ng + 1, sizeof *p->indexed);
+	if (!p->indexed || !fz_index_reserve(&p->named, l->ng))
+		return false;
+	for (int i = 0; i < l->ng; i++)
+		if (!fz_index_add(&p->named,
+				  fz_hash_words((const char *const *)&l->g[i].name, 1),
+				  i))
+			return false;
+	return true;
+}
+
+/* Puts group gi's members into p->exact. */
+static bool index_members(Places *p, int gi, unsigned gh)
+{
+	const FusionGroup *g = &p->l->g[gi];
+	if (!fz_grow((void **)&p->refs, &p->caprefs, p->nrefs + g->nmembers,
+		     sizeof *p->refs))
+		return false;
+	for (int k = 0; k < g->nmembers; k++) {
+		const char *w[2] = {g->comp, g->members[k]};
+		p->refs[p->nrefs] = (MemberRef){gi, k};
+		if (!fz_index_add(&p->exact, in_group(fz_hash_words(w, 2), gh),
+				  p->nrefs++))
+			return false;
+	}
+	p->indexed[gi] = true;
+	return true;
+}
+
+/* Does group gi (of name hash gh) hold the consumer of pq? */
+static bool group_has(Places *p, int gi, unsigned gh, PlaceQuery *pq,
+		      bool *ok)
+{
+	const FusionGroup *g = &p->l->g[gi];
+	const FusionDecision *d = pq->d;
+	if (strcmp(g->comp, d->comp))
+		return false;
+	if (g->nmembers <= SCAN_MEMBERS) {
+		for (int k = 0; k < g->nmembers; k++)
+			if (!strcmp(g->members[k], d->consumer))
+				return true;
+		return false;
+	}
+	if (!p->indexed[gi] && !index_members(p, gi, gh)) {
+		*ok = false;
+		return false;
+	}
+	MemberQuery q = {p->l, p->refs, d->comp, d->consumer, g->name};
+	return fz_index_find(&p->exact, in_group(place_h2(pq), gh),
+			     same_member, &q) >= 0;
+}
+
+/* Does a group named g hold the consumer of pq as a member? */
+static bool holds(Places *p, const char *g, PlaceQuery *pq, bool *ok)
+{
+	const FzIndex *ix = &p->named;
+	unsigned gh = fz_hash_words(&g, 1);
+	if (!ix->cap)
+		return false;
+	unsigned mask = (unsigned)ix->cap - 1;
+	for (unsigned i = gh & mask; ix->slot[i].v >= 0; i = (i + 1) & mask) {
+		int gi = ix->slot[i].v;
+		if (ix->slot[i].h == gh && !strcmp(p->l->g[gi].name, g) &&
+		    group_has(p, gi, gh, pq, ok))
+			return true;
+	}
+	return false;
+}
+
+static bool places_ren(Places *p)
+{
+	const FusionLog *l = p->l;
+	p->ren_made = true;
+	for (int i = 0; i < l->nren; i++)
+		if (!namemap_put(&p->ren, l->ren_from[i], l->ren_to[i]))
+			return false;
+	return true;
+}
+
+/* (comp, member) -> the last group holding it. */
+static bool places_by(Places *p)
+{
+	const FusionLog *l = p->l;
+	int nrefs = 0;
+	for (int i = 0; i < l->ng; i++)
+		nrefs += l->g[i].nmembers;
+	p->by_made = true;
+	p->last = malloc(sizeof *p->last * (size_t)(nrefs + 1));
+	if (!p->last || !fz_index_reserve(&p->by, nrefs))
+		return false;
+	MemberQuery qb = {.l = l, .refs = p->last};
+	int nl = 0;
+	for (int i = 0; i < l->ng; i++) {
+		const FusionGroup *g = &l->g[i];
+		for (int k = 0; k < g->nmembers; k++) {
+			const char *w[2] = {g->comp, g->members[k]};
+			unsigned h = fz_hash_words(w, 2);
+			qb.comp = w[0];
+			qb.name = w[1];
+			/* a name in two groups: the last one counts */
+			int at = fz_index_find(&p->by, h, same_member, &qb);
+			if (at >= 0) {
+				p->last[at] = (MemberRef){i, k};
+			} else {
+				p->last[nl] = (MemberRef){i, k};
+				if (!fz_index_add(&p->by, h, nl++))
+					return false;
+			}
+		}
+	}
+	return true;
+}
+
+/* The fusion that holds decision d's consumer: the one it names (*f)
+ * while that still holds a member of the name, or the one that fusion
+ * became part of, else the last group that does (none: *f cleared
+ * unless keep). */
+static bool place(Places *p, FusionDecision *d, char **f, bool keep)
+{
+	PlaceQuery pq = {.d = d};
+	bool ok = true;
+	if (*f && holds(p, *f, &pq, &ok))
 		return true;
 	/* the fusion it was in became part of another */
 	char *to = *f;
+	if (to && !p->ren_made && !places_ren(p))
+		return false;
 	for (int hops = 0; to && hops < 64; hops++) {
-		char *t = namemap_get(ren, to);
+		char *t = namemap_get(&p->ren, to);
 		if (!t || t == to)
 			break;
 		to = t;
 	}
-	if (to && to != *f && holds(exact, h2, to, qe)) {
+	if (ok && to && to != *f && holds(p, to, &pq, &ok)) {
 		*f = to; /* in l's arena */
 		return true;
 	}
-	int at = fz_index_find(by, h2, same_member, qb);
-	const FusionGroup *g = at >= 0 ? &l->g[qb->refs[at].g] : NULL;
+	if (!ok || (!p->by_made && !places_by(p)))
+		return false;
+	MemberQuery qb = {p->l, p->last, d->comp, d->consumer, NULL};
+	int at = fz_index_find(&p->by, place_h2(&pq), same_member, &qb);
+	const FusionGroup *g = at >= 0 ? &p->l->g[p->last[at].g] : NULL;
 	if (!g) {
 		if (!keep) /* in no fusion now */
 			*f = NULL;
 		return true;
 	}
-	return (*f = fz_ldup(l, g->name)) != NULL;
+	return (*f = fz_ldup(p->l, g->name)) != NULL;
 }
 
 bool fusion_log_refresh(FusionLog *l)
@@ -341,58 +506,25 @@ bool fusion_log_refresh(FusionLog *l)
 			l->d[i].settled = false;
 		return true;
 	}
-	/* (comp, member) -> group, then each decision's consumer. */
-	int nrefs = 0;
-	for (int i = 0; i < l->ng; i++)
-		nrefs += l->g[i].nmembers;
-	/* refs: every (group, member); last: per (comp, member) name, the
-	 * last group holding it */
-	MemberRef *refs = malloc(sizeof *refs * (size_t)(nrefs + 1));
-	MemberRef *last = malloc(sizeof *last * (size_t)(nrefs + 1));
-	FzIndex by = {0}, exact = {0};
-	MemberQuery qb = {.l = l, .refs = last}, qe = {.l = l, .refs = refs};
-	bool ok = refs && last;
-	int r = 0, nl = 0;
-	for (int i = 0; i < l->ng && ok; i++) {
-		const FusionGroup *g = &l->g[i];
-		unsigned gh = fz_hash_words((const char *const *)&g->name, 1);
-		for (int k = 0; k < g->nmembers && ok; k++) {
-			const char *w[2] = {g->comp, g->members[k]};
-			unsigned h = fz_hash_words(w, 2);
-			refs[r] = (MemberRef){i, k};
-			ok = fz_index_add(&exact, in_group(h, gh), r++);
-			qb.comp = w[0];
-			qb.name = w[1];
-			/* a name in two groups: the last one counts */
-			int at = fz_index_find(&by, h, same_member, &qb);
-			if (at >= 0) {
-				last[at] = (MemberRef){i, k};
-			} else if (ok) {
-				last[nl] = (MemberRef){i, k};
-				ok = fz_index_add(&by, h, nl++);
-			}
-		}
-	}
-	NameMap ren;
-	namemap_init(&ren);
-	for (int i = 0; i < l->nren && ok; i++)
-		ok = namemap_put(&ren, l->ren_from[i], l->ren_to[i]);
+	Places p = {.l = l};
+	namemap_init(&p.ren);
+	bool ok = places_named(&p);
 	for (int i = 0; i < l->n && ok; i++) {
 		FusionDecision *d = &l->d[i];
 		if (d->settled)
 			d->settled = false;
 		else if (d->fused)
-			ok = place(l, d, &d->into, true, &by, &qb, &exact, &qe,
-				   &ren);
+			ok = place(&p, d, &d->into, true);
 		else if (d->where)
-			ok = place(l, d, &d->where, false, &by, &qb, &exact,
-				   &qe, &ren);
+			ok = place(&p, d, &d->where, false);
 	}
-	namemap_free(&ren);
-	fz_index_free(&by);
-	fz_index_free(&exact);
-	free(refs);
-	free(last);
+	namemap_free(&p.ren);
+	fz_index_free(&p.named);
+	fz_index_free(&p.exact);
+	fz_index_free(&p.by);
+	free(p.refs);
+	free(p.indexed);
+	free(p.last);
 	return ok;
 }
 
