@@ -1390,26 +1390,40 @@ static void tidy_params(HloComp *fc)
 
 /* ---- recording ------------------------------------------------------------ */
 
+/* Slot h of the name cache now holds s. */
+static void rec_fill(Fz *z, int h, const char *s)
+{
+	/* fz_hash_words(&s, 1), and the length on the way */
+	uint32_t x = 2166136261u;
+	const unsigned char *p = (const unsigned char *)s;
+	for (; *p; p++) {
+		x ^= *p;
+		x *= 16777619u;
+	}
+	z->rec_src[h] = s;
+	z->rec_dup[h] = NULL;
+	z->rec_hash[h] = (x ^ ' ') * 16777619u;
+	z->rec_len[h] = (int)(p - (const unsigned char *)s);
+}
+
 /* The cache slot of name s (a small cache by address: the module's
  * names do not change during a pass, and a producer, consumer or
  * computation is named again and again). */
-static int rec_slot(Fz *z, const char *s)
+static inline int rec_slot(Fz *z, const char *s)
 {
 	int h = (int)(((uintptr_t)s >> 3) % FZ_REC_CACHE);
-	if (z->rec_src[h] != s) {
-		z->rec_src[h] = s;
-		z->rec_dup[h] = NULL;
-		z->rec_hash[h] = fz_hash_words(&s, 1);
-	}
+	if (z->rec_src[h] != s)
+		rec_fill(z, h, s);
 	return h;
 }
 
 /* s copied into the log, or the copy made earlier for the same pointer. */
-static char *rec_dup(Fz *z, const char *s)
+static inline char *rec_dup(Fz *z, const char *s)
 {
 	int h = rec_slot(z, s);
 	if (!z->rec_dup[h])
-		z->rec_dup[h] = fz_ldup(z->log, s);
+		z->rec_dup[h] = arena_dup(&z->log->a, s,
+					  (size_t)z->rec_len[h] + 1);
 	return z->rec_dup[h];
 }
 
@@ -1438,15 +1452,9 @@ static int fwd_at(const Fz *z, const HloInstr *k)
 	}
 }
 
-/* The kernel k is part of now (k itself when it was not forwarded). The
- * answer is kept until the next forward: a consumer's decisions come one
- * after another, and settle_decisions goes through them in that order. */
-static const HloInstr *kernel_now(Fz *z, const HloInstr *k)
+/* kernel_now when it has to look. */
+static const HloInstr *kernel_find(Fz *z, const HloInstr *k)
 {
-	if (!k || !z->nfwd)
-		return k;
-	if (k == z->now_from && z->nfwd == z->now_nfwd)
-		return z->now_to;
 	const HloInstr *r = k;
 	for (int hops = 0; r; hops++) {
 		int at = fwd_at(z, r);
@@ -1462,12 +1470,27 @@ static const HloInstr *kernel_now(Fz *z, const HloInstr *k)
 	return r;
 }
 
+/* The kernel k is part of now (k itself when it was not forwarded). The
+ * answer is kept until the next forward: a consumer's decisions come one
+ * after another, and settle_decisions goes through them in that order. */
+static inline const HloInstr *kernel_now(Fz *z, const HloInstr *k)
+{
+	if (!k || !z->nfwd)
+		return k;
+	if (k == z->now_from && z->nfwd == z->now_nfwd)
+		return z->now_to;
+	return kernel_find(z, k);
+}
+
 void fz_forward(Fz *z, const HloInstr *from, const HloInstr *to)
 {
 	if (!z->log || from == to || z->failed)
 		return;
-	if (!fz_grow((void **)&z->fwd, &z->cap_fwd, z->nfwd + 1,
-		     sizeof *z->fwd) ||
+	/* about one forward per three decisions (fusions made, consumers
+	 * wrapped): room for them at the first */
+	int want = z->nfwd ? z->nfwd + 1 : z->expect / 3 + 1;
+	if (!fz_grow((void **)&z->fwd, &z->cap_fwd, want, sizeof *z->fwd) ||
+	    (!z->nfwd && !fz_index_reserve(&z->fwd_ix, want)) ||
 	    !fz_index_add(&z->fwd_ix, ptr_hash(from), z->nfwd)) {
 		z->failed = true;
 		return;
@@ -1484,18 +1507,17 @@ static const HloInstr *kernel_of(const Fz *z, int v)
 
 typedef struct DecisionQuery {
 	const Fz *z;
-	const char *comp, *prod, *cons;
-	/* the log's copies of those names when known (else NULL): the
-	 * same pointer is the same name, without comparing the text */
-	const char *lcomp, *lprod, *lcons;
+	const char *comp, *prod, *cons; /* the module's or the log's */
 	bool siblings;
 	const HloInstr *kernel; /* as it was when recorded (kernel_now) */
 } DecisionQuery;
 
-/* Does the log's name a say the name q (whose copy is lq, or NULL)? */
-static inline bool same_name(const char *a, const char *q, const char *lq)
+/* Is the log's name a the name s (the module's, or the log's own)? The
+ * same pointer, or the copy rec_dup made of s, is the same name without
+ * comparing the text. */
+static inline bool same_name(const Fz *z, const char *a, const char *s)
 {
-	return a == lq || !strcmp(a, q);
+	return a == s || a == rec_known(z, s) || !strcmp(a, s);
 }
 
 static bool same_decision(const void *ctx, int v)
@@ -1503,9 +1525,9 @@ static bool same_decision(const void *ctx, int v)
 	const DecisionQuery *q = ctx;
 	const FusionDecision *d = &q->z->log->d[v];
 	return kernel_of(q->z, v) == q->kernel && d->siblings == q->siblings &&
-	       same_name(d->consumer, q->cons, q->lcons) &&
-	       same_name(d->producer, q->prod, q->lprod) &&
-	       same_name(d->comp, q->comp, q->lcomp);
+	       same_name(q->z, d->consumer, q->cons) &&
+	       same_name(q->z, d->producer, q->prod) &&
+	       same_name(q->z, d->comp, q->comp);
 }
 
 /* The decision of key h that q is about, or -1 (fz_index_find over
@@ -1576,15 +1598,7 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 	kernel = kernel_now(z, kernel);
 	unsigned names = decision_names(z, comp, prod, cons);
 	unsigned h = decision_hash(names, kernel);
-	DecisionQuery q = {z,
-			   comp,
-			   prod,
-			   cons,
-			   rec_known(z, comp),
-			   rec_known(z, prod),
-			   rec_known(z, cons),
-			   v->siblings,
-			   kernel};
+	DecisionQuery q = {z, comp, prod, cons, v->siblings, kernel};
 	int at = seen_at(z, h, &q);
 	FusionDecision *d;
 	if (at >= 0) {
@@ -1604,9 +1618,13 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 			}
 		}
 		int i = l->n - z->log_first;
-		if (!fz_grow((void **)&l->d, &l->cap, l->n + 1, sizeof *l->d) ||
-		    !fz_grow((void **)&z->kern, &z->cap_kern, i + 1,
-			     sizeof *z->kern) ||
+		/* (room is usually there: reserve_decisions) */
+		if ((l->n >= l->cap &&
+		     !fz_grow((void **)&l->d, &l->cap, l->n + 1,
+			      sizeof *l->d)) ||
+		    (i >= z->cap_kern &&
+		     !fz_grow((void **)&z->kern, &z->cap_kern, i + 1,
+			      sizeof *z->kern)) ||
 		    !fz_index_add(&z->seen, h, l->n)) {
 			z->failed = true;
 			return;
@@ -1741,16 +1759,8 @@ static void dedup_decisions(Fz *z, const PtrSet *targets)
 			in = kn && ptrset_has(targets, kn);
 		}
 		if (in) {
-			/* names in the log: often the very same copies */
-			DecisionQuery q = {z,
-					   d->comp,
-					   d->producer,
-					   d->consumer,
-					   d->comp,
-					   d->producer,
-					   d->consumer,
-					   d->siblings,
-					   kn};
+			DecisionQuery q = {z, d->comp, d->producer,
+					   d->consumer, d->siblings, kn};
 			unsigned h = decision_hash(names, kn);
 			/* same_decision reads kern[] and the log up to k:
 			 * the ones kept so far */
@@ -1835,6 +1845,62 @@ static void settle_decisions(Fz *z)
 	name_kernels(z);
 }
 
+/* The kind fusion f says it is, as a static string. */
+static const char *group_kind(const HloInstr *f)
+{
+	const char *k = hlo_attr_enum(f, A_KIND);
+	/* one comparison: the second letter tells the candidates apart */
+	const char *c = !k || k[0] != 'k' ? NULL
+			: k[1] == 'I'	  ? "kInput"
+			: k[1] == 'O'	  ? "kOutput"
+			: k[1] == 'L'	  ? "kLoop"
+					  : NULL;
+	return c && !strcmp(k, c) ? c : "kCustom";
+}
+
+/* Is q (of g's computation fc) one of g's members? */
+static bool is_member(const FusionGroup *g, const HloComp *fc,
+		      const HloInstr *q)
+{
+	return q->op != HLO_PARAMETER && !(g->multi_output && q == fc->root);
+}
+
+/* Fills g's members with copies of the names of fc's fused
+ * instructions, all in one block of the log's arena with the list
+ * (a fusion of a few instructions made a copy each). lens: room for
+ * fc->n lengths. */
+static bool copy_members(FusionLog *l, FusionGroup *g, const HloComp *fc,
+			 size_t *lens)
+{
+	size_t bytes = 0;
+	int n = 0;
+	for (int k = 0; k < fc->n; k++) {
+		const HloInstr *q = fc->instrs[k];
+		if (!is_member(g, fc, q))
+			continue;
+		lens[n] = strlen(q->name) + 1;
+		bytes += lens[n++];
+	}
+	/* NULL after the last, as the zeroed list used to have */
+	char **m = arena_raw(&l->a, sizeof *m * (size_t)(n + 1) + bytes);
+	if (!m)
+		return false;
+	char *t = (char *)(m + n + 1);
+	n = 0;
+	for (int k = 0; k < fc->n; k++) {
+		const HloInstr *q = fc->instrs[k];
+		if (!is_member(g, fc, q))
+			continue;
+		memcpy(t, q->name, lens[n]);
+		m[n] = t;
+		t += lens[n++];
+	}
+	m[n] = NULL;
+	g->members = m;
+	g->nmembers = n;
+	return true;
+}
+
 /* Rebuilds the log's groups from the fusions in m. */
 static void collect_groups(Fz *z, HloComp *const *comps, int nc)
 {
@@ -1842,43 +1908,41 @@ static void collect_groups(Fz *z, HloComp *const *comps, int nc)
 	if (!l)
 		return;
 	fz_clear_groups(l);
-	for (int ci = 0; ci < nc; ci++) {
+	size_t *lens = NULL;
+	int cap_lens = 0;
+	for (int ci = 0; ci < nc && !z->failed; ci++) {
 		HloComp *c = comps[ci];
+		char *comp = NULL; /* c's name in the log, one copy for all */
 		for (int i = 0; i < c->n; i++) {
 			HloInstr *f = c->instrs[i];
 			HloComp *fc = fz_fused_comp(f);
 			if (!fc)
 				continue;
+			if (!comp)
+				comp = fz_ldup(l, c->name);
 			if (!fz_grow((void **)&l->g, &l->capg, l->ng + 1,
-				     sizeof *l->g)) {
+				     sizeof *l->g) ||
+			    !fz_grow((void **)&lens, &cap_lens, fc->n + 1,
+				     sizeof *lens)) {
 				z->failed = true;
-				return;
+				break;
 			}
 			FusionGroup *g = &l->g[l->ng++];
-			memset(g, 0, sizeof *g);
-			g->name = fz_ldup(l, f->name);
-			g->comp = fz_ldup(l, c->name);
-			const char *k = hlo_attr_enum(f, A_KIND);
-			g->kind = k && !strcmp(k, "kInput")    ? "kInput"
-				  : k && !strcmp(k, "kOutput") ? "kOutput"
-				  : k && !strcmp(k, "kLoop")   ? "kLoop"
-							       : "kCustom";
-			g->multi_output = fc->root && fc->root->op == HLO_TUPLE;
-			g->members = arena_alloc(
-				&l->a, ((size_t)fc->n + 1) * sizeof *g->members);
-			if (!g->name || !g->comp || !g->members) {
+			*g = (FusionGroup){
+				.name = fz_ldup(l, f->name),
+				.comp = comp,
+				.kind = group_kind(f),
+				.multi_output =
+					fc->root && fc->root->op == HLO_TUPLE,
+			};
+			if (!g->name || !g->comp ||
+			    !copy_members(l, g, fc, lens)) {
 				z->failed = true;
-				return;
-			}
-			for (int k2 = 0; k2 < fc->n; k2++) {
-				HloInstr *q = fc->instrs[k2];
-				if (q->op == HLO_PARAMETER ||
-				    (g->multi_output && q == fc->root))
-					continue;
-				g->members[g->nmembers++] = fz_ldup(l, q->name);
+				break;
 			}
 		}
 	}
+	free(lens);
 }
 
 bool fusion_log_regroup(FusionLog *l, HloModule *m)
@@ -2036,10 +2100,14 @@ bool pass_fusion(HloModule *m, PassCtx *cx)
 		z.failed = true;
 		nc = 0;
 	}
-	/* about one decision per operand of what runs as code */
+	/* Decisions: one per operand of what runs as code, and half as
+	 * many again for operands offered again to a consumer that grew
+	 * (about 1.45 per operand in the bench's module). */
+	int64_t ops = 0;
 	for (int i = 0; z.log && i < nc; i++)
 		for (int k = 0; k < comps[i]->n; k++)
-			z.expect += comps[i]->instrs[k]->nops;
+			ops += comps[i]->instrs[k]->nops;
+	z.expect = ops * 3 / 2 < INT32_MAX / 4 ? (int)(ops * 3 / 2) : 0;
 	for (int i = 0; i < nc && !z.failed; i++)
 		fuse_comp(&z, comps[i], cx->fusion_off);
 	for (int i = 0; i < z.nfused; i++)

@@ -126,6 +126,7 @@ typedef struct Fz {
 	const char *rec_src[FZ_REC_CACHE];
 	char *rec_dup[FZ_REC_CACHE];
 	unsigned rec_hash[FZ_REC_CACHE]; /* fz_hash_words of the name */
+	int rec_len[FZ_REC_CACHE];       /* its strlen */
 	/* Suffixes for new names (see fresh_name). */
 	int next_fusion, next_comp, next_gte;
 	/* The names starting with "fusion" of every computation when the

@@ -346,11 +346,11 @@ static bool places_named(Places *p)
 	p->indexed = calloc((size_t)l->ng + 1, sizeof *p->indexed);
 	if (!p->indexed || !fz_index_reserve(&p->named, l->ng))
 		return false;
-	for (int i = 0; i < l->ng; i++)
-		if (!fz_index_add(&p->named,
-				  fz_hash_words((const char *const *)&l->g[i].name, 1),
-				  i))
+	for (int i = 0; i < l->ng; i++) {
+		const char *name = l->g[i].name;
+		if (!fz_index_add(&p->named, fz_hash_words(&name, 1), i))
 			return false;
+	}
 	return true;
 }
 
