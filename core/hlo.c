@@ -921,13 +921,23 @@ bool hlo_comp_sort_operands_first(HloComp *c)
 		c->instrs[i]->mark = 0;
 	if (ordered)
 		return true;
-	HloInstr **out = malloc(sizeof *out * (size_t)(c->n + 1));
-	HloInstr **stack = malloc(sizeof *stack * (size_t)(c->n + 1));
-	int *next = malloc(sizeof *next * (size_t)(c->n + 1));
+	/* on the stack for a small computation (most fused ones) */
+	enum { SMALL = 64 };
+	HloInstr *small_out[SMALL], *small_stack[SMALL];
+	int small_next[SMALL];
+	bool small = c->n + 1 <= SMALL;
+	HloInstr **out = small ? small_out
+			       : malloc(sizeof *out * (size_t)(c->n + 1));
+	HloInstr **stack = small ? small_stack
+				 : malloc(sizeof *stack * (size_t)(c->n + 1));
+	int *next = small ? small_next
+			  : malloc(sizeof *next * (size_t)(c->n + 1));
 	if (!out || !stack || !next) {
-		free(out);
-		free(stack);
-		free(next);
+		if (!small) {
+			free(out);
+			free(stack);
+			free(next);
+		}
 		return false;
 	}
 	unsigned open = hlo_new_mark(c->module), done = hlo_new_mark(c->module);
@@ -961,9 +971,11 @@ bool hlo_comp_sort_operands_first(HloComp *c)
 	}
 	if (!cycle && k == c->n)
 		memcpy(c->instrs, out, sizeof *out * (size_t)k);
-	free(out);
-	free(stack);
-	free(next);
+	if (!small) {
+		free(out);
+		free(stack);
+		free(next);
+	}
 	return true;
 }
 

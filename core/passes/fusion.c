@@ -758,15 +758,17 @@ static bool reads_a_reduce(const HloInstr *const *in, int n)
 	return all;
 }
 
+/* cwhy is fz_unfusible(gcache, c), which the caller keeps while c stays
+ * as it is (a sweep over c's operands asks it once). */
 static bool decide(GroupCache *gcache, const HloInstr *p, const HloInstr *c,
-		   bool off, Verdict *v)
+		   const char *cwhy, bool off, Verdict *v)
 {
 	fz_verdict_clear(v);
 	char b1[64], b2[64];
 	const char *why;
-	if ((why = fz_unfusible(gcache, c)))
+	if (cwhy)
 		return fz_say(v, false, "consumer-not-fusible",
-			      "the consumer is not fusible: it is %s", why);
+			      "the consumer is not fusible: it is %s", cwhy);
 	if ((why = fz_unfusible(gcache, p)))
 		return fz_say(v, false, "producer-not-fusible",
 			      "the producer is not fusible: it is %s", why);
@@ -1017,11 +1019,14 @@ HloInstr *fz_wrap(Fz *z, HloInstr *c)
 	HloComp *fc = hlo_comp_new(m, fz_fresh_name(z, &m->comp_names,
 						    "fused_computation",
 						    &z->next_comp));
-	HloInstr **ops = malloc(sizeof *ops * (size_t)(c->nops + 1));
-	HloInstr **pars = malloc(sizeof *pars * (size_t)(c->nops + 1));
-	if (!fc || !ops || !pars) {
-		free(ops);
-		free(pars);
+	/* ops, pars and mapped, nops + 1 each: on the stack when small */
+	size_t k = (size_t)c->nops + 1;
+	HloInstr *small[3 * 16];
+	HloInstr **ops = k <= 16 ? small : malloc(sizeof *ops * 3 * k);
+	HloInstr **pars = ops ? ops + k : NULL;
+	if (!fc || !ops) {
+		if (ops != small)
+			free(ops);
 		z->failed = true;
 		return NULL;
 	}
@@ -1047,9 +1052,9 @@ HloInstr *fz_wrap(Fz *z, HloInstr *c)
 			n++;
 		}
 	}
-	HloInstr **mapped = malloc(sizeof *mapped * (size_t)(c->nops + 1));
+	HloInstr **mapped = pars + k;
 	HloInstr *copy = NULL, *f = NULL;
-	if (mapped && !z->failed) {
+	if (!z->failed) {
 		for (int i = 0; i < c->nops; i++)
 			for (int j = 0; j < n; j++)
 				if (ops[j] == c->ops[i])
@@ -1067,9 +1072,8 @@ HloInstr *fz_wrap(Fz *z, HloInstr *c)
 		fz_set_kind(f, FK_LOOP); /* printed first, as XLA does */
 	HloAttr *calls = f ? hlo_attr_set(f, A_CALLS, NULL) : NULL;
 	HloComp **v = calls ? arena_alloc(&m->arena, sizeof *v) : NULL;
-	free(ops);
-	free(pars);
-	free(mapped);
+	if (ops != small)
+		free(ops);
 	if (!v) {
 		z->failed = true;
 		return NULL;
@@ -1120,12 +1124,17 @@ void fz_drop_operand(HloInstr *f, int i)
 	HloInstr *par = hlo_comp_param(fc, i);
 	if (par)
 		pass_detach(par);
+	/* renumbered and compacted (pass_compact) in one walk */
+	int w = 0;
 	for (int k = 0; k < fc->n; k++) {
 		HloInstr *q = fc->instrs[k];
-		if (q->parent == fc && q->op == HLO_PARAMETER &&
-		    q->param_no > i)
+		if (q->parent != fc)
+			continue;
+		if (q->op == HLO_PARAMETER && q->param_no > i)
 			q->param_no--;
+		fc->instrs[w++] = q;
 	}
+	fc->n = w;
 	hlo_comp_param_dropped(fc, i);
 	hlo_set_operand(f, i, NULL);
 	for (int k = i; k + 1 < f->nops; k++) {
@@ -1133,7 +1142,6 @@ void fz_drop_operand(HloInstr *f, int i)
 		f->ops[k] = o; /* user lists are sets: o stays a user of f */
 	}
 	f->nops--;
-	pass_compact(fc);
 }
 
 /* The fused parameter of f for outer value o, made when f lacks one. */
@@ -1268,7 +1276,9 @@ HloInstr *fz_copy_into(Fz *z, HloInstr *p, HloInstr *f)
 	HloComp *fc = fz_fused_comp(f);
 	fz_touch(z, fc);
 	fz_touch(z, f->parent);
-	HloInstr **ops = malloc(sizeof *ops * (size_t)(p->nops + 1));
+	HloInstr *small[16];
+	HloInstr **ops = p->nops < 16 ? small
+				      : malloc(sizeof *ops * (size_t)(p->nops + 1));
 	if (!ops) {
 		z->failed = true;
 		return NULL;
@@ -1301,7 +1311,8 @@ HloInstr *fz_copy_into(Fz *z, HloInstr *p, HloInstr *f)
 		free(po);
 		free(map);
 	}
-	free(ops);
+	if (ops != small)
+		free(ops);
 	if (!r)
 		z->failed = true;
 	return r;
@@ -2004,6 +2015,7 @@ static HloInstr *fuse_consumer(Fz *z, HloInstr *c, bool off)
 	 * from the same index instead of starting over (which made a
 	 * consumer of k operands cost O(k^2) decisions per fusion). */
 	bool again = true;
+	const char *cwhy = fz_unfusible(z->groups, c); /* c as it is now */
 	while (again && !z->failed) {
 		again = false;
 		for (int i = 0; i < c->nops && !z->failed; i++) {
@@ -2011,7 +2023,7 @@ static HloInstr *fuse_consumer(Fz *z, HloInstr *c, bool off)
 			if (fz_among(c->ops, i, p))
 				continue;
 			Verdict v;
-			if (!decide(z->groups, p, c, off, &v)) {
+			if (!decide(z->groups, p, c, cwhy, off, &v)) {
 				fz_record_pair(z, p, c, NULL, &v);
 				continue;
 			}
@@ -2027,6 +2039,7 @@ static HloInstr *fuse_consumer(Fz *z, HloInstr *c, bool off)
 			while (at < c->nops && c->ops[at] != p)
 				at++;
 			fuse_into(z, p, c);
+			cwhy = fz_unfusible(z->groups, c);
 			z->nfused++;
 			again = true;
 			i = at - 1; /* the slot p left */
@@ -2182,7 +2195,7 @@ void fusion_judge(const HloModule *m, const HloInstr *p, const HloInstr *c,
 			       "producer with an instruction that reads it",
 			       c->name, p->name);
 	} else {
-		decide(NULL, p, c, fusion_off, &v);
+		decide(NULL, p, c, fz_unfusible(NULL, c), fusion_off, &v);
 	}
 	to_decision(out, p, c, &v);
 }
