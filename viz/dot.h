@@ -23,6 +23,14 @@
 #include "strbuf.h"
 
 enum { VIZ_DEFAULT_MAX_NODES = 400, VIZ_MAX_DEPTH = 64 };
+/* Network simplex (ranking and x positions in `dot`) can run for
+ * minutes on some graphs of a few hundred nodes (a 400-node compare
+ * picture of resnet50 did not finish in 20 minutes). From this many
+ * nodes its iterations are bounded to VIZ_NSLIMIT per node, in the DOT
+ * text written (dot.c) and in the layout made here (render.c): measured,
+ * that picture then takes about 2 s, and small graphs converge before
+ * the bound anyway. */
+enum { VIZ_BOUND_FROM_NODES = 50, VIZ_NSLIMIT = 2 };
 
 typedef struct VizOpts {
 	bool fusions_collapsed; /* `set fusions collapsed` */
@@ -38,6 +46,9 @@ typedef struct VizOpts {
 	 * NULL: none. */
 	const HloModule *prev;
 	const char *title; /* graph label; NULL: the module's name */
+	/* viz_report: layout time its pictures may take in all before the
+	 * rest are drawn with the small cap; <= 0: a minute */
+	int report_budget_ms;
 } VizOpts;
 
 /* How a picture came out. */
@@ -69,7 +80,8 @@ bool viz_dot_compare(StrBuf *out, const HloModule *a, const char *title_a,
 		     VizResult *ra, VizResult *rb);
 
 /* s[0..n) with & < > " escaped for HTML (and Graphviz's HTML-like
- * labels); control characters become blanks unless controls; a byte
+ * labels); control characters (and DEL) become blanks, or with controls
+ * tab and line ends stay and the others become U+FFFD; a byte
  * that starts no valid UTF-8 sequence becomes U+FFFD. */
 void viz_html_escape(StrBuf *b, const char *s, size_t n, bool controls);
 /* The length of the valid UTF-8 sequence at s[0..n) (1-4), else 0. */

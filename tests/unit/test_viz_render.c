@@ -184,6 +184,41 @@ static void test_report(void **state)
 	hlo_module_free(c);
 }
 
+/* Once the report's layouts have taken its time budget, the later
+ * steps are drawn with the small cap and say so (each would otherwise
+ * take as long again, or wait out the time limit). */
+static void test_report_budget(void **state)
+{
+	(void)state;
+	skip_without_graphviz();
+	StrBuf t;
+	sb_init(&t);
+	sb_puts(&t, "HloModule chain\n\nENTRY e {\n"
+		    "  x0 = f32[4] parameter(0)\n");
+	for (int i = 1; i < 110; i++)
+		sb_printf(&t, "  x%d = f32[4] negate(x%d)\n", i, i - 1);
+	sb_puts(&t, "  ROOT r = f32[4] negate(x109)\n}\n");
+	HloModule *m = load_text(sb_str(&t));
+	sb_free(&t);
+	VizStep steps[] = {
+		{0, "load chain", "stats: instructions=111", m, false, true},
+		{1, "pass dce", "stats: instructions=111", m, false, false},
+		{2, "pass cse", "stats: instructions=111", m, true, false},
+	};
+	StrBuf out;
+	sb_init(&out);
+	VizOpts o = {.report_budget_ms = 1};
+	char err[600] = "";
+	assert_true(viz_report(&out, "budget", steps, 3, &o, err, sizeof err));
+	const char *h = sb_str(&out);
+	assert_int_equal(count(h, "<svg"), 3);
+	assert_int_equal(count(h, "drawn with a cap of 100 nodes: the "
+				  "pictures before it took over"),
+			 2);
+	sb_free(&out);
+	hlo_module_free(m);
+}
+
 int main(void)
 {
 	/* The tests that fork (the guarded renderer, the report) run first:
@@ -195,6 +230,7 @@ int main(void)
 		cmocka_unit_test(test_format_of),
 		cmocka_unit_test(test_guarded),
 		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_report_budget),
 		cmocka_unit_test(test_formats),
 		cmocka_unit_test(test_errors),
 	};
