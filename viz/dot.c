@@ -180,11 +180,21 @@ void viz_html_escape(StrBuf *b, const char *s, size_t n, bool controls)
 		case '"':
 			sb_puts(b, "&quot;");
 			break;
-		default:
-			if (!controls && (unsigned char)s[i] < 32)
-				sb_putc(b, ' ');
-			else
+		default: {
+			unsigned char c = (unsigned char)s[i];
+			bool ctl = c < 32 || c == 0x7f;
+			/* HTML allows tab and line ends as text; any other
+			 * control character is a parse error (an ESC read
+			 * from a module's string went into the report) */
+			if (!ctl)
 				sb_putc(b, s[i]);
+			else if (!controls)
+				sb_putc(b, ' ');
+			else if (c == '\t' || c == '\n' || c == '\r')
+				sb_putc(b, s[i]);
+			else
+				sb_puts(b, "\xef\xbf\xbd");
+		}
 		}
 	}
 }
@@ -682,15 +692,15 @@ static void control_edges(View *v, const HloInstr *u)
 {
 	const HloAttr *a = hlo_attr_find_raw(u, "control-predecessors");
 	const char *p = a && a->key == A_RAW ? a->u.s : NULL;
-	char name[256];
 	while (p && *p) {
 		p += strspn(p, "{}, \t%");
 		size_t n = strcspn(p, "{}, \t");
 		if (!n)
 			break;
-		snprintf(name, sizeof name, "%.*s", (int)n, p);
+		/* the whole name, however long (a copy into a fixed buffer
+		 * cut it, and found another instruction or none) */
+		const HloInstr *x = namemap_getn(&u->parent->names, p, n);
 		p += n;
-		const HloInstr *x = hlo_comp_find(u->parent, name);
 		if (!x || folded(v, x) || !is_node(v, x))
 			continue;
 		sb_puts(v->b, "  ");
@@ -1104,14 +1114,21 @@ static bool draw_panel(const Panel *p, StrBuf *out, VizResult *r)
 
 /* --- whole pictures --- */
 
-static void header(StrBuf *b, const char *name)
+/* The graph's attributes; a graph of nodes instruction nodes or more
+ * carries the bound on network simplex that rendering sets
+ * (render.c), so that `dot` run on a written .dot file lays it out in
+ * the same time and the same way (without it, minutes). */
+static void header(StrBuf *b, const char *name, int nodes)
 {
 	sb_puts(b, "digraph ");
 	quoted(b, name);
 	sb_puts(b, " {\n"
 		   "  graph [rankdir=TB, compound=true, newrank=true, "
-		   "fontname=\"Helvetica\", fontsize=12, labelloc=t];\n"
-		   "  node [shape=rect, style=filled, fontname=\"Helvetica\", "
+		   "fontname=\"Helvetica\", fontsize=12, labelloc=t];\n");
+	if (nodes >= VIZ_BOUND_FROM_NODES)
+		sb_printf(b, "  graph [nslimit=%d, nslimit1=%d];\n",
+			  VIZ_NSLIMIT, VIZ_NSLIMIT);
+	sb_puts(b, "  node [shape=rect, style=filled, fontname=\"Helvetica\", "
 		   "fontsize=10, margin=\"0.08,0.04\"];\n"
 		   "  edge [fontname=\"Helvetica\", fontsize=8, "
 		   "color=\"#616161\"];\n");
@@ -1164,7 +1181,7 @@ bool viz_dot_module(StrBuf *out, const HloModule *m, const VizOpts *o,
 			 o->center->name, o->depth);
 	else
 		snprintf(title, sizeof title, "%s", m->name);
-	header(out, m->name);
+	header(out, m->name, r->nodes);
 	graph_label(out, title, r->note, 0);
 	sb_putn(out, body.s ? body.s : "", body.len);
 	sb_puts(out, "}\n");
@@ -1228,26 +1245,33 @@ bool viz_dot_compare(StrBuf *out, const HloModule *a, const char *title_a,
 	if (ok && a)
 		ok = mark_diff(sa, a, b, DIFF_REMOVED) &&
 		     mark_diff(sb, b, a, DIFF_ADDED);
-	header(out, "compare");
-	char title[200];
-	snprintf(title, sizeof title, "%s%s%s", title_a ? title_a : "",
-		 a ? " \xe2\x86\x92 " : "", title_b ? title_b : "");
-	if (a)
-		graph_label(out, title, NULL, 0);
+	/* the panels first: the header needs their node count */
+	StrBuf body;
+	sb_init(&body);
+	memset(rb, 0, sizeof *rb);
 	if (ok) {
 		int half = a ? (cap + 1) / 2 : cap;
 		Panel pa = {a, "a", sa, sa, &po, half};
 		Panel pb = {b, "b", a ? sb : NULL, a ? sb : NULL, &po, half};
 		if (a)
-			ok = panel_cluster(out, &pa,
+			ok = panel_cluster(&body, &pa,
 					   title_a ? title_a : "before", ra);
 		ok = ok &&
-		     panel_cluster(out, &pb, title_b ? title_b : "after", rb);
+		     panel_cluster(&body, &pb, title_b ? title_b : "after", rb);
 		if (a)
-			legend(out);
+			legend(&body);
 	}
+	header(out, "compare", ra->nodes + rb->nodes);
+	char title[200];
+	snprintf(title, sizeof title, "%s%s%s", title_a ? title_a : "",
+		 a ? " \xe2\x86\x92 " : "", title_b ? title_b : "");
+	if (a)
+		graph_label(out, title, NULL, 0);
+	sb_putn(out, body.s ? body.s : "", body.len);
 	sb_puts(out, "}\n");
+	bool body_oom = body.oom;
+	sb_free(&body);
 	free(sa);
 	free(sb);
-	return ok && !out->oom;
+	return ok && !body_oom && !out->oom;
 }

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dot.h"
 #include "render.h"
 #include "strbuf.h"
 
@@ -128,13 +129,6 @@ static void gv_error_text(char *err, size_t cap, const char *fallback)
 		snprintf(err, cap, "graphviz: %s", fallback);
 }
 
-/* Network simplex (ranking and x positions in `dot`) can run for minutes
- * on some graphs of a few hundred nodes (a 400-node compare picture of
- * resnet50 did not finish in 20 minutes). Unless the text sets them,
- * bound its iterations to 2 per node: measured, that picture then takes
- * about 2 s, and small graphs converge before the bound anyway. */
-enum { BOUND_FROM_NODES = 50 };
-
 /* Sets a graph attribute unless the DOT text set it. */
 static void set_default(Agraph_t *g, const char *name, const char *value)
 {
@@ -153,10 +147,14 @@ static void bound_layout(Agraph_t *g, const char *format)
 	 * is just under. */
 	if (strcmp(format, "png") == 0)
 		set_default(g, "size", "340,340");
-	if (agnnodes(g) < BOUND_FROM_NODES)
+	/* text from elsewhere may lack the bound dot.c writes
+	 * (VIZ_BOUND_FROM_NODES) */
+	if (agnnodes(g) < VIZ_BOUND_FROM_NODES)
 		return;
-	set_default(g, "nslimit", "2");
-	set_default(g, "nslimit1", "2");
+	char n[16];
+	snprintf(n, sizeof n, "%d", VIZ_NSLIMIT);
+	set_default(g, "nslimit", n);
+	set_default(g, "nslimit1", n);
 }
 
 bool viz_render(const char *dot, const char *format, char **out, size_t *len,

@@ -279,6 +279,17 @@ static void test_utf8_labels(void **state)
 	viz_html_escape(&t, "ab\xff\xc3", 4, false);
 	assert_string_equal(sb_str(&t), "ab\xef\xbf\xbd\xef\xbf\xbd");
 	sb_free(&t);
+	/* control characters: blanks in labels; in the report's HTML tab
+	 * and line ends stay, the rest (ESC, DEL...) are not valid HTML
+	 * text and become U+FFFD */
+	sb_init(&t);
+	viz_html_escape(&t, "a\x1b\tb\x7f\n", 6, false);
+	assert_string_equal(sb_str(&t), "a  b  ");
+	sb_clear(&t);
+	viz_html_escape(&t, "a\x1b\tb\x7f\nc\x01", 8, true);
+	assert_string_equal(sb_str(&t),
+			    "a\xef\xbf\xbd\tb\xef\xbf\xbd\nc\xef\xbf\xbd");
+	sb_free(&t);
 	hlo_module_free(m);
 }
 
@@ -376,6 +387,82 @@ static void test_control_and_parallel_edges(void **state)
 	assert_int_equal(count(dot, want), 64);
 	free(dot);
 	hlo_module_free(m);
+}
+
+/* A control-predecessors name longer than 255 bytes names that
+ * instruction, not one whose name is its first 255 bytes. */
+static void test_control_edge_long_name(void **state)
+{
+	(void)state;
+	char shortn[256], longn[301];
+	memset(shortn, 'a', 255);
+	shortn[255] = 0;
+	memset(longn, 'a', 300);
+	longn[300] = 0;
+	StrBuf t;
+	sb_init(&t);
+	sb_printf(&t,
+		  "HloModule m\n\nENTRY e {\n  p = f32[4] parameter(0)\n"
+		  "  %s = f32[4] negate(p)\n"
+		  "  %s = f32[4] exponential(p)\n"
+		  "  ROOT r = (f32[4], f32[4]) tuple(%s, %s), "
+		  "control-predecessors={%s}\n}\n",
+		  shortn, longn, shortn, longn, longn);
+	HloModule *m = load_text(sb_str(&t));
+	sb_free(&t);
+	VizOpts o = {0};
+	char *dot = module_dot(m, &o, NULL);
+	char want[64], wrong[64];
+	int r = hlo_comp_find(m->entry, "r")->id;
+	snprintf(want, sizeof want, "n%d -> n%d [style=dotted",
+		 hlo_comp_find(m->entry, longn)->id, r);
+	snprintf(wrong, sizeof wrong, "n%d -> n%d [style=dotted",
+		 hlo_comp_find(m->entry, shortn)->id, r);
+	assert_non_null(strstr(dot, want));
+	assert_null(strstr(dot, wrong));
+	free(dot);
+	hlo_module_free(m);
+}
+
+/* A picture of 50 nodes or more carries the bound on Graphviz's network
+ * simplex in its DOT text, as rendering sets it: `dot` run on a written
+ * file takes seconds, not minutes. A small one does not need it. */
+static void test_layout_bound_in_text(void **state)
+{
+	(void)state;
+	StrBuf t;
+	sb_init(&t);
+	sb_puts(&t, "HloModule chain\n\nENTRY e {\n"
+		    "  p = f32[4] parameter(0)\n  x0 = f32[4] negate(p)\n");
+	for (int i = 1; i < 60; i++)
+		sb_printf(&t, "  x%d = f32[4] add(x%d, p)\n", i, i - 1);
+	sb_puts(&t, "  ROOT r = f32[4] negate(x59)\n}\n");
+	HloModule *big = load_text(sb_str(&t));
+	sb_free(&t);
+	HloModule *small = load_text(
+		"HloModule s\n\nENTRY e {\n  p = f32[4] parameter(0)\n"
+		"  ROOT n = f32[4] negate(p)\n}\n");
+	VizOpts o = {0};
+	VizResult r;
+	char *dot = module_dot(big, &o, &r);
+	assert_true(r.nodes >= VIZ_BOUND_FROM_NODES);
+	assert_non_null(strstr(dot, "graph [nslimit=2, nslimit1=2];"));
+	free(dot);
+	dot = module_dot(small, &o, NULL);
+	assert_null(strstr(dot, "nslimit"));
+	free(dot);
+	/* compare: both panels count */
+	StrBuf c;
+	sb_init(&c);
+	assert_true(viz_dot_compare(&c, small, "a", big, "b", &o, NULL, NULL));
+	assert_non_null(strstr(sb_str(&c), "graph [nslimit=2, nslimit1=2];"));
+	sb_clear(&c);
+	assert_true(viz_dot_compare(&c, small, "a", small, "b", &o, NULL,
+				    NULL));
+	assert_null(strstr(sb_str(&c), "nslimit"));
+	sb_free(&c);
+	hlo_module_free(big);
+	hlo_module_free(small);
 }
 
 static void test_compare_panels(void **state)
@@ -481,6 +568,8 @@ int main(void)
 		cmocka_unit_test(test_constant_bound_to_parameter),
 		cmocka_unit_test(test_cut_fusion_operands),
 		cmocka_unit_test(test_control_and_parallel_edges),
+		cmocka_unit_test(test_control_edge_long_name),
+		cmocka_unit_test(test_layout_bound_in_text),
 		cmocka_unit_test(test_compare_panels),
 		cmocka_unit_test(test_corpus_cap),
 	};
