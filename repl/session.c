@@ -484,6 +484,11 @@ const char *repl_quote(char *buf, size_t cap, const char *s, size_t n)
 		else
 			buf[o++] = (char)c;
 	}
+	/* a cut in the middle of a UTF-8 character takes its first bytes
+	 * back too (copied one for one: they are no control bytes), so
+	 * that the text stays UTF-8 */
+	while (i < n && i > 0 && o > 0 && ((unsigned char)s[i] & 0xc0) == 0x80)
+		i--, o--;
 	if (i < n)
 		o = (size_t)(stpcpy(buf + o, "...") - buf);
 	buf[o] = 0;

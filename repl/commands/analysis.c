@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "commands.h"
 #include "fileio.h"
@@ -575,7 +576,11 @@ static const char *svg_path(Session *s, const CmdArgs *a, bool *bad)
 		repl_error(s, "'--svg' needs a PATH (usage: %s)",
 			   a->cmd->synopsis);
 	else if (!repl_has_ext(a->argv[1], ".svg"))
-		repl_error(s, "the chart is SVG: '%s' must end in .svg",
+		repl_error(s,
+			   strcasecmp(a->argv[1], ".svg") == 0
+				   ? "the chart is SVG: '%s' has no file name "
+				     "before .svg"
+				   : "the chart is SVG: '%s' must end in .svg",
 			   repl_quote(q, sizeof q, a->argv[1],
 				      strlen(a->argv[1])));
 	else

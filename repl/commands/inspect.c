@@ -97,7 +97,9 @@ bool cmd_list(Session *s, const CmdArgs *a)
 	}
 	if (!s->mod->entry)
 		return repl_error(s, "the module has no ENTRY computation");
-	list_instrs(s, s->mod->entry, pat);
+	/* names are matched without their '%', as print and info take
+	 * them with or without */
+	list_instrs(s, s->mod->entry, pat ? repl_bare_name(pat) : NULL);
 	return true;
 }
 

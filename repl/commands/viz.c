@@ -248,8 +248,12 @@ bool cmd_report(Session *s, const CmdArgs *a)
 		return false;
 	if (!ends_with_html(path))
 		return repl_error(s,
-				  "'report' writes HTML: '%s' must end in "
-				  ".html",
+				  repl_has_ext(path, ".html") ||
+						  strcasecmp(path, ".html") == 0
+					  ? "'report' writes HTML: '%s' has no "
+					    "file name before .html"
+					  : "'report' writes HTML: '%s' must "
+					    "end in .html",
 				  quote(q, sizeof q, path));
 	if (!viz_have_graphviz())
 		return repl_error(s, "cannot draw the report's pictures: built "
