@@ -1175,6 +1175,13 @@ bool viz_dot_module(StrBuf *out, const HloModule *m, const VizOpts *o,
 	char title[256];
 	if (o->title)
 		snprintf(title, sizeof title, "%s", o->title);
+	else if (o->center && o->center->parent &&
+		 o->center->parent != m->entry)
+		/* the picture is of that computation: its ROOT is marked,
+		 * not the module's */
+		snprintf(title, sizeof title,
+			 "%s: neighbourhood of %s (depth %d) in %s", m->name,
+			 o->center->name, o->depth, o->center->parent->name);
 	else if (o->center)
 		snprintf(title, sizeof title,
 			 "%s: neighbourhood of %s (depth %d)", m->name,

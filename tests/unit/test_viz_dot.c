@@ -220,6 +220,20 @@ static void test_neighbourhood(void **state)
 	assert_non_null(strstr(dot, "label=\"1 user\""));
 	free(dot);
 	hlo_module_free(m);
+	/* inside a fused computation the title names it: the ROOT marked
+	 * is that computation's */
+	m = load_file(GOLDEN, "fusion.hlo");
+	HloComp *fc = hlo_module_find_comp(m, "fused_computation");
+	o = (VizOpts){.center = hlo_comp_find(fc, "mul"), .depth = 1};
+	dot = module_dot(m, &o, &r);
+	assert_non_null(strstr(dot, "neighbourhood of mul (depth 1) in "
+				    "fused_computation</b>"));
+	free(dot);
+	o.center = hlo_comp_find(m->entry, "bc");
+	dot = module_dot(m, &o, &r);
+	assert_non_null(strstr(dot, "neighbourhood of bc (depth 1)</b>"));
+	free(dot);
+	hlo_module_free(m);
 }
 
 static void test_cap_falls_back(void **state)
