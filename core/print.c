@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const PrintOpts print_opts_default = {false, 0, false};
+const PrintOpts print_opts_default = {false, 0, false, false};
 
 static void put_name(StrBuf *b, const char *name, const PrintOpts *o)
 {
@@ -130,6 +130,34 @@ static void put_comps(StrBuf *b, const HloAttr *a, const PrintOpts *o)
 		sb_putc(b, '}');
 }
 
+/* Text kept as written (a string's inside, a raw attribute's value),
+ * with any byte that is not printable ASCII escaped as XLA's printer
+ * escapes it (absl's CEscape: \n, \r, \t, else three octal digits;
+ * UTF-8 too). XLA's parser reads both forms alike; written raw, an ESC
+ * from a module's string reached the terminal. Escapes already in the
+ * text stay as they are. */
+static void put_text(StrBuf *b, const char *s, const PrintOpts *o)
+{
+	for (const char *run = s;; s++) {
+		unsigned char c = (unsigned char)*s;
+		if ((c >= 0x20 && c < 0x7f) || (c >= 0x80 && o->utf8_raw))
+			continue;
+		sb_putn(b, run, (size_t)(s - run));
+		if (!c)
+			return;
+		char e[5] = {'\\', 'n', 0, 0, 0};
+		if (c == '\t' || c == '\r')
+			e[1] = c == '\t' ? 't' : 'r';
+		else if (c != '\n') {
+			e[1] = (char)('0' + (c >> 6));
+			e[2] = (char)('0' + ((c >> 3) & 7));
+			e[3] = (char)('0' + (c & 7));
+		}
+		sb_puts(b, e);
+		run = s + 1;
+	}
+}
+
 static void attr_value(StrBuf *b, const HloAttr *a, const PrintOpts *o)
 {
 	switch (hlo_attr_kind(a->key)) {
@@ -143,7 +171,7 @@ static void attr_value(StrBuf *b, const HloAttr *a, const PrintOpts *o)
 	case AV_FLOAT: put_double(b, a->u.f); break;
 	case AV_STRING:
 		sb_putc(b, '"');
-		sb_puts(b, a->u.s);
+		put_text(b, a->u.s, o);
 		sb_putc(b, '"');
 		break;
 	case AV_COMP:
@@ -152,13 +180,14 @@ static void attr_value(StrBuf *b, const HloAttr *a, const PrintOpts *o)
 	case AV_PADDING: put_padding(b, a); break;
 	case AV_WINDOW: put_window(b, a); break;
 	case AV_DIMLABELS: sb_puts(b, a->u.conv->text); break;
-	default: sb_puts(b, a->u.s ? a->u.s : ""); break;
+	default: put_text(b, a->u.s ? a->u.s : "", o); break;
 	}
 }
 
 void print_attr_value(StrBuf *b, const HloAttr *a)
 {
-	attr_value(b, a, &print_opts_default);
+	static const PrintOpts shown = {.utf8_raw = true};
+	attr_value(b, a, &shown);
 }
 
 static void put_opcode(StrBuf *b, const HloInstr *ins)
@@ -379,7 +408,8 @@ static void put_header(StrBuf *b, const HloModule *m)
 		}
 		if (is_layout)
 			continue;
-		sb_printf(b, ", %s=%s", a->name, a->u.s);
+		sb_printf(b, ", %s=", a->name);
+		put_text(b, a->u.s ? a->u.s : "", &print_opts_default);
 	}
 	if (!layout_done) {
 		sb_puts(b, ", entry_computation_layout=");

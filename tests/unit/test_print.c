@@ -631,6 +631,42 @@ static void negative_zero_constants(void **st)
 	hlo_module_free(m2);
 }
 
+/* Bytes in a module's strings that are not printable ASCII are printed
+ * escaped, as XLA's printer has them (its own output for this module,
+ * jaxlib 0.10.2): control characters, DEL and UTF-8 as octal, tab and
+ * line ends by letter; escapes already written stay; a fixed point. */
+static void strings_escaped_as_xla(void **st)
+{
+	(void)st;
+	HloModule *m = load(
+		"HloModule m, frontend_attributes={k=\"v\x1b\"}\nENTRY e {\n"
+		"  p = f32[2] parameter(0)\n"
+		"  ROOT c = f32[2] custom-call(p), custom_call_target=\"a\x1b"
+		"b\x01\xe6\x97\xa5\x7f\\033\tz\", "
+		"metadata={op_name=\"q\x1br\"}\n}\n");
+	char *t = print_long(m);
+	static const char *const want[] = {
+		"custom_call_target=\"a\\033b\\001\\346\\227\\245\\177"
+		"\\033\\tz\"",
+		"metadata={op_name=\"q\\033r\"}",
+		"frontend_attributes={k=\"v\\033\"}"};
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+		if (!strstr(t, want[i]))
+			fail_msg("no '%s' in:\n%s", want[i], t);
+	for (const char *q = t; *q; q++)
+		if ((unsigned char)*q >= 0x7f ||
+		    ((unsigned char)*q < 0x20 && *q != '\n'))
+			fail_msg("byte 0x%02x printed raw in:\n%s",
+				 (unsigned char)*q, t);
+	HloModule *m2 = load(t);
+	char *t2 = print_long(m2);
+	same_text(t2, t);
+	free(t);
+	free(t2);
+	hlo_module_free(m);
+	hlo_module_free(m2);
+}
+
 /* Text that uses an instruction before the line defining it loads, and
  * is printed with every operand first, as XLA's parser needs it (the
  * source order was kept and XLA refused what we saved); an order that is
@@ -760,6 +796,7 @@ int main(void)
 		cmocka_unit_test(header_layout_kept),
 		cmocka_unit_test(omitted_shapes_take_layouts),
 		cmocka_unit_test(negative_zero_constants),
+		cmocka_unit_test(strings_escaped_as_xla),
 		cmocka_unit_test(operands_printed_first),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
