@@ -194,28 +194,37 @@ char *hlo_numbered_name(char *buf, size_t cap, const char *stem, size_t n,
 	return buf;
 }
 
-static const char *unique_name(Arena *a, NameMap *map, const char *base)
+/* The name unique_name gives base when base is taken, into buf (256
+ * bytes); the stem's hint moves on past it. */
+static void unique_number(NameMap *map, const char *base, char *buf)
 {
-	if (!namemap_get(map, base))
-		return arena_strdup(a, base);
 	size_t n = strlen(base);
 	const char *dot = strrchr(base, '.');
 	if (dot && dot[1] && strspn(dot + 1, "0123456789") == strlen(dot + 1))
 		n = (size_t)(dot - base);
-	char buf[256], stem[204];
+	char stem[204];
 	if (n > 200)
 		n = 200;
 	memcpy(stem, base, n);
 	stem[n] = '.';
 	NameHint *t = name_hint(map, base, n);
 	for (long i = t ? t->next : 1;; i++) {
-		hlo_numbered_name(buf, sizeof buf, stem, n + 1, i);
+		hlo_numbered_name(buf, 256, stem, n + 1, i);
 		if (!namemap_get(map, buf)) {
 			if (t)
 				t->next = i + 1;
-			return arena_strdup(a, buf);
+			return;
 		}
 	}
+}
+
+static const char *unique_name(Arena *a, NameMap *map, const char *base)
+{
+	if (!namemap_get(map, base))
+		return arena_strdup(a, base);
+	char buf[256];
+	unique_number(map, base, buf);
+	return arena_strdup(a, buf);
 }
 
 void hlo_module_reset_name_hints(HloModule *m)
@@ -236,6 +245,12 @@ const char *hlo_module_unique_comp_name(HloModule *m, const char *base)
 const char *hlo_comp_unique_name(HloComp *c, const char *base)
 {
 	return unique_name(&c->module->arena, &c->names, base);
+}
+
+void hlo_comp_pass_unique_name(HloComp *c, const char *base)
+{
+	char buf[256];
+	unique_number(&c->names, base, buf);
 }
 
 void hlo_module_remove_comp(HloModule *m, HloComp *c)

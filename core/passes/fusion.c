@@ -1101,7 +1101,7 @@ bool fz_temp_params_ok(const HloModule *m)
 		const HloComp *c = m->comps[i];
 		for (int k = 0; k < c->n; k++) {
 			const HloInstr *x = c->instrs[k];
-			if (x->op != HLO_PARAMETER &&
+			if (x->name[0] == 'p' && x->op != HLO_PARAMETER &&
 			    strncmp(x->name, "param", 5) == 0)
 				return false;
 		}
@@ -1231,6 +1231,35 @@ static bool unclash(HloInstr *copy, const HloInstr *s, const HloComp *outer)
 						     &copy->parent->names));
 }
 
+/* Does s's name end in .N (digits), as unique_name's stems do? */
+static bool numbered(const char *s, size_t n)
+{
+	size_t k = n;
+	while (k > 0 && s[k - 1] >= '0' && s[k - 1] <= '9')
+		k--;
+	return k < n && k > 0 && s[k - 1] == '.';
+}
+
+/* The name unclash gives the copy of s made in dst, found at once: s's
+ * own name when free in dst, else, when s's name ends in .N (then the
+ * name hlo_comp_unique_name would give first, stem.M, is never of the
+ * form s.N and unclash always renames), the free s.N, with dst's name
+ * hints moved as the first naming would have. Otherwise s's name, and
+ * the copy goes through unclash. NULL on out of memory. */
+static const char *clash_name(Fz *z, HloComp *dst, const HloInstr *s,
+			      const HloComp *outer)
+{
+	size_t n = strlen(s->name);
+	if (!s->parent || s->parent->module != dst->module || n > 180 ||
+	    !numbered(s->name, n) || !namemap_getn(&dst->names, s->name, n))
+		return s->name;
+	hlo_comp_pass_unique_name(dst, s->name);
+	char buf[256];
+	return arena_strdup(&z->m->arena,
+			    pass_free_name(buf, sizeof buf, s->name,
+					   &outer->names, &dst->names));
+}
+
 int fz_inline_comp(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
 		   HloInstr *const *ops, int nops, HloInstr ***po,
 		   HloInstr ***map)
@@ -1262,8 +1291,10 @@ int fz_inline_comp(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
 		}
 		for (int k = 0; k < s->nops; k++)
 			sops[k] = (*map)[s->ops[k]->mark];
-		(*map)[i] = pass_copy_instr(dst, s, sops);
-		z->failed |= !(*map)[i] || !unclash((*map)[i], s, outer);
+		const char *nm = clash_name(z, dst, s, outer);
+		(*map)[i] = nm ? pass_copy_instr_as(dst, s, sops, nm) : NULL;
+		z->failed |= !(*map)[i] ||
+			     (nm == s->name && !unclash((*map)[i], s, outer));
 	}
 	free(sops);
 	return z->failed ? -1 : n;

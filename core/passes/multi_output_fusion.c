@@ -528,17 +528,24 @@ static bool siblings_of(Fz *z, HloInstr *o, Order *ord)
  * extra output of c. */
 static bool producer_mof(Fz *z, HloInstr *p, Order *ord)
 {
-	if (p->nusers < 2 || mof_unfit(z->groups, p) ||
-	    fz_group(z->groups, p).nreduce ||
-	    fz_group(z->groups, p).ndot)
+	if (p->nusers < 2 || mof_unfit(z->groups, p))
 		return false;
+	/* p's group is asked only once a consumer qualifies: most
+	 * producers have none, and the scan of p would be wasted. */
+	bool p_ok = false;
 	for (int i = 0; i < p->nusers; i++) {
 		HloInstr *cons = p->users[i];
-		if (mof_unfit(z->groups, cons) || cons->op != HLO_FUSION)
+		if (cons->op != HLO_FUSION || mof_unfit(z->groups, cons))
 			continue;
 		Group gc = fz_group(z->groups, cons);
 		if (!gc.nreduce)
 			continue; /* the case that pays: a reduction's input */
+		if (!p_ok) {
+			Group gp = fz_group(z->groups, p);
+			if (gp.nreduce || gp.ndot)
+				return false;
+			p_ok = true;
+		}
 		Verdict v;
 		fz_verdict_clear(&v);
 		char s1[64], s2[64];

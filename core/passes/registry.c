@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cost.h"
+#include "fusion_impl.h"
 #include "passes.h"
 #include "verify.h"
 
@@ -195,11 +196,17 @@ Shape *pass_shape_of(HloModule *m, const HloInstr *x)
 
 HloInstr *pass_copy_instr(HloComp *c, const HloInstr *s, HloInstr *const *ops)
 {
+	return pass_copy_instr_as(c, s, ops, s->name);
+}
+
+HloInstr *pass_copy_instr_as(HloComp *c, const HloInstr *s,
+			     HloInstr *const *ops, const char *name)
+{
 	Arena *a = &c->module->arena;
 	/* In the same module s's name string is shared, like its shape. */
 	bool same = s->parent && s->parent->module == c->module;
 	Shape *sh = pass_shape_of(c->module, s);
-	HloInstr *d = same ? hlo_instr_new_in_arena(c, s->op, sh, s->name,
+	HloInstr *d = same ? hlo_instr_new_in_arena(c, s->op, sh, name,
 						    s->nops, ops)
 			   : hlo_instr_new_unique(c, s->op, sh, s->name,
 						  s->nops, ops);
