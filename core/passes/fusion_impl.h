@@ -236,11 +236,6 @@ int fz_inline_comp(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
 		   HloInstr *const *ops, int nops, HloInstr ***po,
 		   HloInstr ***map);
 HloInstr *fz_copy_into(Fz *z, HloInstr *p, HloInstr *f);
-/* pass_copy_instr with name (in c's module's arena, free in c) for a
- * copy within one module (registry.c; declared here, for the fusion
- * files, its only users). */
-HloInstr *pass_copy_instr_as(HloComp *c, const HloInstr *s,
-			     HloInstr *const *ops, const char *name);
 HloInstr *fz_as_layout(Fz *z, HloComp *fc, HloInstr *v, const Shape *want);
 
 /* --- recording and ending a pass (fusion.c) --- */

@@ -31,6 +31,10 @@ bool pass_place_blocks(HloComp *c, int base, HloInstr *const *anchor,
  * (s->nops of them): opcode, shape, attributes, literal. NULL on out of
  * memory. */
 HloInstr *pass_copy_instr(HloComp *c, const HloInstr *s, HloInstr *const *ops);
+/* pass_copy_instr under another name (in c's module's arena, free in
+ * c), for a copy within one module. */
+HloInstr *pass_copy_instr_as(HloComp *c, const HloInstr *s,
+			     HloInstr *const *ops, const char *name);
 
 /* Gives every fusion a computation of its own, as the verifier requires:
  * a fused computation that a second fusion calls (a copy of a fusion

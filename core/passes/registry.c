@@ -8,7 +8,6 @@
 #include <time.h>
 
 #include "cost.h"
-#include "fusion_impl.h"
 #include "passes.h"
 #include "verify.h"
 
