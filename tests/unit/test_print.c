@@ -33,6 +33,14 @@ static char *print_long(const HloModule *m)
 	return print_with(m, &print_opts_default);
 }
 
+/* Each of want[0..n) is somewhere in t. */
+static void contains_all(const char *t, const char *const *want, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strstr(t, want[i]))
+			fail_msg("no '%s' in:\n%s", want[i], t);
+}
+
 /* Like assert_string_equal, but shows the first differing line. */
 static void same_text(const char *got, const char *want)
 {
@@ -591,9 +599,7 @@ static void omitted_shapes_take_layouts(void **st)
 		"->(f32[4,2]{0,1}, f32[2,4]{1,0}, f32[2,4]{1,0}, pred[4,2]{0,1}, "
 		"f32[5,3,4]{1,0,2:S(1)})}",
 	};
-	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
-		if (!strstr(t, want[i]))
-			fail_msg("no '%s' in:\n%s", want[i], t);
+	contains_all(t, want, sizeof want / sizeof *want);
 	free(t);
 	hlo_module_free(m);
 }
@@ -615,9 +621,7 @@ static void negative_zero_constants(void **st)
 	static const char *const want[] = {
 		"constant(-0.0)\n", "constant({-0.0, 1, -0.5})\n",
 		"constant({(-0.0, -0.0), (1, 0)})\n", "constant({0, -10})\n"};
-	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
-		if (!strstr(t, want[i]))
-			fail_msg("no '%s' in:\n%s", want[i], t);
+	contains_all(t, want, sizeof want / sizeof *want);
 	HloModule *m2 = load(t);
 	const HloInstr *c = hlo_comp_find(m2->entry, "c");
 	uint32_t bits;
@@ -650,9 +654,7 @@ static void strings_escaped_as_xla(void **st)
 		"\\033\\tz\"",
 		"metadata={op_name=\"q\\033r\"}",
 		"frontend_attributes={k=\"v\\033\"}"};
-	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
-		if (!strstr(t, want[i]))
-			fail_msg("no '%s' in:\n%s", want[i], t);
+	contains_all(t, want, sizeof want / sizeof *want);
 	for (const char *q = t; *q; q++)
 		if ((unsigned char)*q >= 0x7f ||
 		    ((unsigned char)*q < 0x20 && *q != '\n'))
