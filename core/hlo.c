@@ -247,7 +247,7 @@ const char *hlo_comp_unique_name(HloComp *c, const char *base)
 	return unique_name(&c->module->arena, &c->names, base);
 }
 
-void hlo_comp_pass_unique_name(HloComp *c, const char *base)
+void hlo_comp_skip_unique_name(HloComp *c, const char *base)
 {
 	char buf[256];
 	unique_number(&c->names, base, buf);

@@ -261,7 +261,7 @@ const char *hlo_comp_unique_name(HloComp *c, const char *base);
 /* For base, taken in c: leaves c's name hints as hlo_comp_unique_name
  * would (the number it would give is not offered again), without making
  * the name, for a caller that names its instruction otherwise. */
-void hlo_comp_pass_unique_name(HloComp *c, const char *base);
+void hlo_comp_skip_unique_name(HloComp *c, const char *base);
 void hlo_set_operand(HloInstr *ins, int i, HloInstr *v);
 void hlo_replace_all_uses(HloInstr *old, HloInstr *with);
 /* Removes an instruction with no users from its computation. */

@@ -1253,7 +1253,7 @@ static const char *clash_name(Fz *z, HloComp *dst, const HloInstr *s,
 	if (!s->parent || s->parent->module != dst->module || n > 180 ||
 	    !numbered(s->name, n) || !namemap_getn(&dst->names, s->name, n))
 		return s->name;
-	hlo_comp_pass_unique_name(dst, s->name);
+	hlo_comp_skip_unique_name(dst, s->name);
 	char buf[256];
 	return arena_strdup(&z->m->arena,
 			    pass_free_name(buf, sizeof buf, s->name,

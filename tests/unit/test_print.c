@@ -57,6 +57,17 @@ static void same_text(const char *got, const char *want)
 		 got, want);
 }
 
+/* t loaded again prints as t (what save writes loads back to itself);
+ * the module, for more checks (the caller frees it). */
+static HloModule *reloads_same(const char *t)
+{
+	HloModule *m = load(t);
+	char *again = print_long(m);
+	same_text(again, t);
+	free(again);
+	return m;
+}
+
 /* --- exact text ------------------------------------------------------------ */
 
 static const char *const SMALL =
@@ -622,15 +633,12 @@ static void negative_zero_constants(void **st)
 		"constant(-0.0)\n", "constant({-0.0, 1, -0.5})\n",
 		"constant({(-0.0, -0.0), (1, 0)})\n", "constant({0, -10})\n"};
 	contains_all(t, want, sizeof want / sizeof *want);
-	HloModule *m2 = load(t);
+	HloModule *m2 = reloads_same(t);
 	const HloInstr *c = hlo_comp_find(m2->entry, "c");
 	uint32_t bits;
 	memcpy(&bits, c->literal->data, 4);
 	assert_int_equal(bits, 0x80000000u);
-	char *t2 = print_long(m2);
-	same_text(t2, t);
 	free(t);
-	free(t2);
 	hlo_module_free(m);
 	hlo_module_free(m2);
 }
@@ -660,13 +668,9 @@ static void strings_escaped_as_xla(void **st)
 		    ((unsigned char)*q < 0x20 && *q != '\n'))
 			fail_msg("byte 0x%02x printed raw in:\n%s",
 				 (unsigned char)*q, t);
-	HloModule *m2 = load(t);
-	char *t2 = print_long(m2);
-	same_text(t2, t);
+	hlo_module_free(reloads_same(t));
 	free(t);
-	free(t2);
 	hlo_module_free(m);
-	hlo_module_free(m2);
 }
 
 /* Text that uses an instruction before the line defining it loads, and
