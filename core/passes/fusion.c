@@ -26,6 +26,7 @@
 
 #include "cost.h"
 
+#include <assert.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -340,8 +341,9 @@ static void scan_one(const HloInstr *x, Group *g)
 {
 	if (x->op == HLO_PARAMETER) {
 		/* one that nothing reads does not count: its fusion passes
-		 * an operand its computation does not read */
-		if (x->nusers || x->parent->root == x)
+		 * an operand its computation does not read (nor one
+		 * dropped, detached, drop_operand_late) */
+		if (x->nusers || (x->parent && x->parent->root == x))
 			g->nparams++;
 		return;
 	}
@@ -914,7 +916,11 @@ static unsigned ptr_hash(const void *p)
 
 void fz_touch(Fz *z, HloComp *c)
 {
-	if (z->ntouched && z->touched[z->ntouched - 1] == c)
+	/* the last two: a fusion touches its computation and the one it
+	 * is in by turns */
+	int n = z->ntouched;
+	if ((n > 0 && z->touched[n - 1] == c) ||
+	    (n > 1 && z->touched[n - 2] == c))
 		return;
 	TouchQuery q = {z, c};
 	unsigned h = ptr_hash(c);
@@ -1010,6 +1016,50 @@ static const char *fusion_name(Fz *z, HloComp *outer)
 	return name;
 }
 
+const char FZ_UNNAMED[] = "(unnamed parameter)";
+
+/* May the parameters made in fc go unnamed until the pass ends
+ * (Fz.lazy_params)? Where tidy_params names them and temporary names
+ * would do (fz_param_for). */
+static bool unnamed_in(const Fz *z, const HloComp *fc)
+{
+	return z->lazy_params && z->temp_params && fz_tidied(fc);
+}
+
+/* Parameter number no of fc, named name (name.N where that is taken),
+ * or when name is NULL unnamed (FZ_UNNAMED, not in fc's names): then
+ * made and appended as hlo_instr_new would, its id taken at the same
+ * point. NULL on out of memory. */
+static HloInstr *new_param(HloComp *fc, Shape *shape, const char *name,
+			   int64_t no)
+{
+	HloInstr *par;
+	if (name) {
+		par = hlo_instr_new_unique(fc, HLO_PARAMETER, shape, name, 0,
+					   NULL);
+	} else {
+		Arena *a = &fc->module->arena;
+		par = arena_alloc(a, sizeof *par);
+		HloInstr **v = par ? arena_grow(a, fc->instrs, sizeof *v,
+						&fc->cap, fc->n + 1)
+				   : NULL;
+		if (!v)
+			return NULL;
+		fc->instrs = v;
+		par->id = fc->module->next_id++;
+		par->name = FZ_UNNAMED;
+		par->op = HLO_PARAMETER;
+		par->shape = shape;
+		par->parent = fc;
+		fc->instrs[fc->n++] = par;
+	}
+	if (par) {
+		par->param_no = no;
+		hlo_comp_param_added(fc, par);
+	}
+	return par;
+}
+
 /* Turns c into a fusion instruction of its own, in c's place: a fused
  * computation holding a copy of c whose operands are parameters. */
 HloInstr *fz_wrap(Fz *z, HloInstr *c)
@@ -1031,6 +1081,7 @@ HloInstr *fz_wrap(Fz *z, HloInstr *c)
 		return NULL;
 	}
 	int n = 0;
+	bool unnamed = unnamed_in(z, fc);
 	for (int i = 0; i < c->nops; i++) {
 		int j = 0;
 		while (j < n && ops[j] != c->ops[i])
@@ -1039,16 +1090,12 @@ HloInstr *fz_wrap(Fz *z, HloInstr *c)
 			char name[32];
 			hlo_numbered_name(name, sizeof name, "param_", 6, n);
 			ops[n] = c->ops[i];
-			pars[n] = hlo_instr_new_unique(
-				fc, HLO_PARAMETER,
-				pass_shape_of(m, c->ops[i]), name,
-				0, NULL);
+			pars[n] = new_param(fc, pass_shape_of(m, c->ops[i]),
+					    unnamed ? NULL : name, n);
 			if (!pars[n]) {
 				z->failed = true;
 				break;
 			}
-			pars[n]->param_no = n;
-			hlo_comp_param_added(fc, pars[n]);
 			n++;
 		}
 	}
@@ -1083,7 +1130,12 @@ HloInstr *fz_wrap(Fz *z, HloInstr *c)
 	fz_touch(z, outer);
 	calls->u.comps.n = 1;
 	calls->u.comps.v = v;
-	fz_set_kind(f, fz_kind_of_fusion(z->groups, f));
+	/* What a scan of fc finds: the copy, and its n parameters, each
+	 * read by it. */
+	Group g = {.elementwise = true, .nparams = n};
+	scan_one(copy, &g);
+	fz_group_put(z->groups, f, g);
+	fz_set_kind(f, fz_kind_from(&g));
 	/* f is appended; the computation is re-sorted when the pass ends
 	 * (topo_sort puts it just before its first user). */
 	hlo_replace_all_uses(c, f);
@@ -1116,6 +1168,31 @@ bool fz_tidied(const HloComp *c)
 	return !c->is_entry && strncmp(c->name, "fused_computation", 17) == 0;
 }
 
+/* Takes fused parameter par out of its computation (pass_detach, where
+ * one made unnamed is not in the names map). */
+static void detach_param(HloInstr *par)
+{
+	if (par->name != FZ_UNNAMED) {
+		pass_detach(par);
+		return;
+	}
+	assert(par->nusers == 0);
+	if (par->parent->root == par)
+		par->parent->root = NULL;
+	par->parent = NULL;
+}
+
+/* f's operand i goes (the parameter for it is gone already). */
+static void drop_op(HloInstr *f, int i)
+{
+	hlo_set_operand(f, i, NULL);
+	for (int k = i; k + 1 < f->nops; k++) {
+		HloInstr *o = f->ops[k + 1];
+		f->ops[k] = o; /* user lists are sets: o stays a user of f */
+	}
+	f->nops--;
+}
+
 /* Removes f's operand i and the fused parameter it feeds (which must have
  * no users left), renumbering the parameters after it. */
 void fz_drop_operand(HloInstr *f, int i)
@@ -1123,7 +1200,7 @@ void fz_drop_operand(HloInstr *f, int i)
 	HloComp *fc = fz_fused_comp(f);
 	HloInstr *par = hlo_comp_param(fc, i);
 	if (par)
-		pass_detach(par);
+		detach_param(par);
 	/* renumbered and compacted (pass_compact) in one walk */
 	int w = 0;
 	for (int k = 0; k < fc->n; k++) {
@@ -1136,12 +1213,33 @@ void fz_drop_operand(HloInstr *f, int i)
 	}
 	fc->n = w;
 	hlo_comp_param_dropped(fc, i);
-	hlo_set_operand(f, i, NULL);
-	for (int k = i; k + 1 < f->nops; k++) {
-		HloInstr *o = f->ops[k + 1];
-		f->ops[k] = o; /* user lists are sets: o stays a user of f */
+	drop_op(f, i);
+}
+
+/* fz_drop_operand for pass fusion, without a walk over the computation:
+ * the parameters after it renumbered through its parameter index, when
+ * that holds f's parameters exactly (else fz_drop_operand), and the
+ * parameter left in the list, detached, until fz_finish compacts it.
+ * Walks of fused computations meanwhile skip detached parameters
+ * (scan_one; fz_copy_into compacts a computation it inlines). */
+static void drop_operand_late(HloInstr *f, int i)
+{
+	HloComp *fc = fz_fused_comp(f);
+	HloInstr *par = hlo_comp_param(fc, i);
+	bool exact = par && fc->npidx == f->nops;
+	for (int k = i + 1; k < fc->npidx && exact; k++) {
+		const HloInstr *q = fc->pidx[k];
+		exact = q && q->parent == fc && q->param_no == k;
 	}
-	f->nops--;
+	if (!exact) {
+		fz_drop_operand(f, i);
+		return;
+	}
+	detach_param(par);
+	for (int k = i + 1; k < fc->npidx; k++)
+		fc->pidx[k]->param_no--;
+	hlo_comp_param_dropped(fc, i);
+	drop_op(f, i);
 }
 
 /* The fused parameter of f for outer value o, made when f lacks one. */
@@ -1169,22 +1267,19 @@ HloInstr *fz_param_for(Fz *z, HloInstr *f, HloInstr *o)
 	 * when no other instruction is named param..., which a parameter
 	 * holding param_N would have pushed to another name. */
 	char name[40];
+	bool unnamed = unnamed_in(z, fc);
 	if (z->temp_params && fz_tidied(fc)) {
 		fz_touch(z, fc); /* so that tidy_params runs on it */
-		hlo_numbered_name(name, sizeof name, "param.new.", 10,
-				  z->m->next_id);
+		if (!unnamed)
+			hlo_numbered_name(name, sizeof name, "param.new.", 10,
+					  z->m->next_id);
 	} else {
 		hlo_numbered_name(name, sizeof name, "param_", 6, f->nops - 1);
 	}
-	HloInstr *par =
-		hlo_instr_new_unique(fc, HLO_PARAMETER,
-				     pass_shape_of(z->m, o), name, 0, NULL);
-	if (!par) {
+	HloInstr *par = new_param(fc, pass_shape_of(z->m, o),
+				  unnamed ? NULL : name, f->nops - 1);
+	if (!par)
 		z->failed = true;
-		return NULL;
-	}
-	par->param_no = f->nops - 1;
-	hlo_comp_param_added(fc, par);
 	return par;
 }
 
@@ -1199,7 +1294,8 @@ HloInstr *fz_param_for(Fz *z, HloInstr *f, HloInstr *o)
  * layout. NULL on out of memory (z->failed set). */
 HloInstr *fz_as_layout(Fz *z, HloComp *fc, HloInstr *v, const Shape *want)
 {
-	if (!v || shape_equal(v->shape, want))
+	/* shapes are mostly shared (pass_shape_of): the same one first */
+	if (!v || v->shape == want || shape_equal(v->shape, want))
 		return v;
 	/* shapes are shared, never changed, within the module */
 	HloInstr *c = hlo_instr_new_unique(fc, HLO_COPY, (Shape *)want,
@@ -1331,8 +1427,11 @@ HloInstr *fz_copy_into(Fz *z, HloInstr *p, HloInstr *f)
 		if (!unclash(r, p, f->parent))
 			r = NULL;
 	} else {
-		/* Inline p's fused computation: its parameters map to ops. */
+		/* Inline p's fused computation: its parameters map to ops
+		 * (those dropped, drop_operand_late, taken out first). */
 		HloInstr **po = NULL, **map = NULL;
+		if (z->lazy_params)
+			pass_compact(pc);
 		int n = fz_inline_comp(z, pc, fc, f->parent, ops, p->nops, &po,
 				       &map);
 		if (n >= 0 && !z->failed)
@@ -1368,7 +1467,10 @@ static void fuse_into(Fz *z, HloInstr *p, HloInstr *f)
 		if (par)
 			hlo_replace_all_uses(par,
 					     fz_as_layout(z, fc, pv, par->shape));
-		fz_drop_operand(f, i);
+		if (z->lazy_params)
+			drop_operand_late(f, i);
+		else
+			fz_drop_operand(f, i);
 	}
 	/* Scanned again: when p brings many instructions, or when the
 	 * costly op is a division, which stops being costly once its
@@ -1398,10 +1500,27 @@ static void fuse_into(Fz *z, HloInstr *p, HloInstr *f)
 /* ---- program order -------------------------------------------------------- */
 
 
+/* "param_<no>" in the module's arena, one string for all the
+ * computations a pass tidies (names are never changed in place). NULL on
+ * out of memory. */
+static const char *param_name(Fz *z, int64_t no)
+{
+	bool keep = no >= 0 && no < FZ_PARAM_NAMES;
+	if (keep && z->param_names[no])
+		return z->param_names[no];
+	char buf[48];
+	const char *s = arena_strdup(
+		&z->m->arena,
+		hlo_numbered_name(buf, sizeof buf, "param_", 6, no));
+	if (keep)
+		z->param_names[no] = s;
+	return s;
+}
+
 /* Names the fused parameters param_0, param_1, ... by number: each in one
  * step where its name is free (the usual case: most are right already),
  * else in two rounds, so a rename never meets a name still in use. */
-static void tidy_params(HloComp *fc)
+static void tidy_params(Fz *z, HloComp *fc)
 {
 	char name[48];
 	bool clash = false;
@@ -1409,10 +1528,22 @@ static void tidy_params(HloComp *fc)
 		HloInstr *q = fc->instrs[i];
 		if (q->op != HLO_PARAMETER)
 			continue;
-		hlo_numbered_name(name, sizeof name, "param_", 6, q->param_no);
-		if (!strcmp(q->name, name))
+		const char *nm = param_name(z, q->param_no);
+		if (!nm || q->name == nm) {
+			clash |= !nm;
 			continue;
-		if (!hlo_instr_rename(q, name)) /* taken */
+		}
+		if (q->name == FZ_UNNAMED) {
+			/* a rename without an old name to take out */
+			if (namemap_add(&fc->names, nm, q) == 1)
+				q->name = nm;
+			else
+				clash = true;
+			continue;
+		}
+		if (!strcmp(q->name, nm))
+			continue;
+		if (!hlo_instr_rename(q, nm)) /* taken */
 			clash = true;
 	}
 	if (!clash)
@@ -2101,14 +2232,16 @@ static void fuse_comp(Fz *z, HloComp *c, bool off)
 
 bool fz_finish(Fz *z, PassCtx *cx, HloComp **comps, int nc)
 {
-	for (int i = 0; i < z->ntouched && !z->failed; i++) {
+	/* compacted and named also after a failure: no parameter is left
+	 * detached in the list (drop_operand_late) or unnamed */
+	for (int i = 0; i < z->ntouched; i++) {
 		HloComp *c = z->touched[i];
 		if (!c)
 			continue; /* dropped */
 		pass_compact(c);
 		if (fz_tidied(c))
-			tidy_params(c);
-		if (!hlo_comp_sort_operands_first(c))
+			tidy_params(z, c);
+		if (!z->failed && !hlo_comp_sort_operands_first(c))
 			z->failed = true;
 	}
 	hlo_module_remove_comps(z->m, z->dropped, z->ndropped);
@@ -2134,7 +2267,7 @@ bool fz_finish(Fz *z, PassCtx *cx, HloComp **comps, int nc)
 bool pass_fusion(HloModule *m, PassCtx *cx)
 {
 	Fz z = {.m = m, .log = cx->fusion_log, .pass = "fusion",
-		.temp_params = fz_temp_params_ok(m),
+		.temp_params = fz_temp_params_ok(m), .lazy_params = true,
 		.groups = calloc(1, sizeof(GroupCache))};
 	if (z.log)
 		z.log->off = cx->fusion_off;
@@ -2254,7 +2387,7 @@ bool fusion_force(HloModule *m, HloInstr *p, HloInstr *c, bool fusion_off,
 		fuse_into(&z, p, f);
 	if (f && !z.failed) {
 		pass_compact(f->parent);
-		tidy_params(fz_fused_comp(f));
+		tidy_params(&z, fz_fused_comp(f));
 		if (!hlo_comp_sort_operands_first(f->parent) ||
 		    !hlo_comp_sort_operands_first(fz_fused_comp(f)))
 			z.failed = true;

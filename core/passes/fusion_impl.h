@@ -98,7 +98,7 @@ typedef struct FzIndex {
 	int cap, n;
 } FzIndex;
 
-enum { FZ_REC_CACHE = 256 };
+enum { FZ_REC_CACHE = 256, FZ_PARAM_NAMES = 128 };
 
 /* One fusion pass running: the module, the log it fills, what it changed. */
 typedef struct Fz {
@@ -109,6 +109,14 @@ typedef struct Fz {
 	bool failed; /* out of memory */
 	bool temp_params; /* fz_param_for may name parameters for a while
 			     (fz_temp_params_ok) */
+	/* Fused parameters are made and dropped cheaply until fz_finish
+	 * (most go again within a fusion or two): with temp_params those
+	 * made go unnamed (FZ_UNNAMED, out of the names map) until
+	 * tidy_params names them param_N, and those dropped stay in the
+	 * list, detached, until fz_finish compacts it (fusion.c:
+	 * drop_operand_late). Only pass fusion: multi-output fusion and
+	 * `fuse` take the plain path. */
+	bool lazy_params;
 	int nfused;
 	HloComp **touched; /* computations changed: re-sorted at the end */
 	int ntouched, cap_touched;
@@ -127,6 +135,9 @@ typedef struct Fz {
 	char *rec_dup[FZ_REC_CACHE];
 	unsigned rec_hash[FZ_REC_CACHE]; /* fz_hash_words of the name */
 	int rec_len[FZ_REC_CACHE];       /* its strlen */
+	/* "param_N" for N < FZ_PARAM_NAMES once made (fusion.c:
+	 * param_name) */
+	const char *param_names[FZ_PARAM_NAMES];
 	/* Suffixes for new names (see fresh_name). */
 	int next_fusion, next_comp, next_gte;
 	/* The names starting with "fusion" of every computation when the
@@ -228,6 +239,9 @@ void fz_set_kind(HloInstr *f, FKind k);
 FKind fz_kind_of_fusion(GroupCache *gc, const HloInstr *f);
 /* c as a fusion instruction of its own, in c's place. */
 HloInstr *fz_wrap(Fz *z, HloInstr *c);
+/* The name of a fused parameter made while Fz.lazy_params (compared by
+ * address; not a name HLO text can spell). */
+extern const char FZ_UNNAMED[];
 void fz_drop_operand(HloInstr *f, int i);
 bool fz_tidied(const HloComp *c);
 bool fz_temp_params_ok(const HloModule *m);
