@@ -1216,17 +1216,17 @@ void fz_drop_operand(HloInstr *f, int i)
 	drop_op(f, i);
 }
 
-/* fz_drop_operand for pass fusion, without a walk over the computation:
+/* fz_drop_operand for pass fusion (par: the parameter for operand i),
+ * without a walk over the computation:
  * the parameters after it renumbered through its parameter index, when
  * that holds f's parameters exactly (else fz_drop_operand), and the
  * parameter left in the list, detached, until fz_finish compacts it.
  * Walks of fused computations meanwhile skip detached parameters
  * (scan_one; fz_copy_into compacts a computation it inlines). */
-static void drop_operand_late(HloInstr *f, int i)
+static void drop_operand_late(HloInstr *f, int i, HloInstr *par)
 {
 	HloComp *fc = fz_fused_comp(f);
-	HloInstr *par = hlo_comp_param(fc, i);
-	bool exact = par && fc->npidx == f->nops;
+	bool exact = par && fc->npidx == f->nops && fc->pidx[i] == par;
 	for (int k = i + 1; k < fc->npidx && exact; k++) {
 		const HloInstr *q = fc->pidx[k];
 		exact = q && q->parent == fc && q->param_no == k;
@@ -1250,7 +1250,7 @@ HloInstr *fz_param_for(Fz *z, HloInstr *f, HloInstr *o)
 		if (f->ops[i] == o)
 			return hlo_comp_param(fc, i);
 	Arena *a = &z->m->arena;
-	HloInstr **ops = arena_alloc(a, sizeof *ops * (size_t)(f->nops + 1));
+	HloInstr **ops = arena_raw(a, sizeof *ops * (size_t)(f->nops + 1));
 	if (!ops) {
 		z->failed = true;
 		return NULL;
@@ -1267,8 +1267,9 @@ HloInstr *fz_param_for(Fz *z, HloInstr *f, HloInstr *o)
 	 * when no other instruction is named param..., which a parameter
 	 * holding param_N would have pushed to another name. */
 	char name[40];
-	bool unnamed = unnamed_in(z, fc);
-	if (z->temp_params && fz_tidied(fc)) {
+	bool temp = z->temp_params && fz_tidied(fc);
+	bool unnamed = temp && z->lazy_params; /* unnamed_in */
+	if (temp) {
 		fz_touch(z, fc); /* so that tidy_params runs on it */
 		if (!unnamed)
 			hlo_numbered_name(name, sizeof name, "param.new.", 10,
@@ -1457,9 +1458,8 @@ static void fuse_into(Fz *z, HloInstr *p, HloInstr *f)
 	HloInstr *pv = fz_copy_into(z, p, f);
 	if (!pv)
 		return;
+	/* fc and f's computation are touched (fz_copy_into) */
 	HloComp *fc = fz_fused_comp(f);
-	fz_touch(z, fc);
-	fz_touch(z, f->parent);
 	for (int i = f->nops - 1; i >= 0; i--) {
 		if (f->ops[i] != p)
 			continue;
@@ -1468,7 +1468,7 @@ static void fuse_into(Fz *z, HloInstr *p, HloInstr *f)
 			hlo_replace_all_uses(par,
 					     fz_as_layout(z, fc, pv, par->shape));
 		if (z->lazy_params)
-			drop_operand_late(f, i);
+			drop_operand_late(f, i, par);
 		else
 			fz_drop_operand(f, i);
 	}
