@@ -1088,7 +1088,9 @@ HloInstr *fz_wrap(Fz *z, HloInstr *c)
 			j++;
 		if (j == n) {
 			char name[32];
-			hlo_numbered_name(name, sizeof name, "param_", 6, n);
+			if (!unnamed)
+				hlo_numbered_name(name, sizeof name, "param_",
+						  6, n);
 			ops[n] = c->ops[i];
 			pars[n] = new_param(fc, pass_shape_of(m, c->ops[i]),
 					    unnamed ? NULL : name, n);
