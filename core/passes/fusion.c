@@ -1218,13 +1218,13 @@ void fz_drop_operand(HloInstr *f, int i)
 	drop_op(f, i);
 }
 
-/* fz_drop_operand for pass fusion (par: the parameter for operand i),
- * without a walk over the computation:
- * the parameters after it renumbered through its parameter index, when
- * that holds f's parameters exactly (else fz_drop_operand), and the
- * parameter left in the list, detached, until fz_finish compacts it.
- * Walks of fused computations meanwhile skip detached parameters
- * (scan_one; fz_copy_into compacts a computation it inlines). */
+/* fz_drop_operand for pass fusion (par: the parameter for operand i)
+ * without a walk over the computation: the parameters after it are
+ * renumbered through its parameter index, when that holds f's parameters
+ * exactly (else fz_drop_operand), and par stays in the list, detached,
+ * until fz_finish compacts it. Walks of fused computations meanwhile
+ * skip detached parameters (scan_one; fz_copy_into compacts a
+ * computation it inlines). */
 static void drop_operand_late(HloInstr *f, int i, HloInstr *par)
 {
 	HloComp *fc = fz_fused_comp(f);
@@ -1267,7 +1267,8 @@ HloInstr *fz_param_for(Fz *z, HloInstr *f, HloInstr *o)
 	 * still held by a parameter renumbered since, a name from the
 	 * module's instruction count instead (no search for a free one):
 	 * when no other instruction is named param..., which a parameter
-	 * holding param_N would have pushed to another name. */
+	 * holding param_N would have pushed to another name. While
+	 * lazy_params, no name at all there (unnamed_in). */
 	char name[40];
 	bool temp = z->temp_params && fz_tidied(fc);
 	bool unnamed = temp && z->lazy_params; /* unnamed_in */
@@ -1511,9 +1512,8 @@ static const char *param_name(Fz *z, int64_t no)
 	if (keep && z->param_names[no])
 		return z->param_names[no];
 	char buf[48];
-	const char *s = arena_strdup(
-		&z->m->arena,
-		hlo_numbered_name(buf, sizeof buf, "param_", 6, no));
+	hlo_numbered_name(buf, sizeof buf, "param_", 6, no);
+	const char *s = arena_strdup(&z->m->arena, buf);
 	if (keep)
 		z->param_names[no] = s;
 	return s;
