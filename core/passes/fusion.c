@@ -1287,11 +1287,6 @@ HloInstr *fz_param_for(Fz *z, HloInstr *f, HloInstr *o)
 	return par;
 }
 
-/* Copies the instructions of src other than its parameters into dst,
- * parameter k standing for ops[k]. *po gets src's post order and *map
- * the copy of po[i] at map[i]; each instruction of src gets its index
- * in po as its mark (so map[x->mark] is x's copy). Returns the count,
- * -1 on failure (z->failed set). The caller frees *po and *map. */
 /* v as an instruction of fused computation fc must be read: v itself,
  * or when a parameter that v stands for is laid out otherwise (it reads
  * its operand in its own layout, as a call does), a copy of v into that
@@ -1360,44 +1355,116 @@ static const char *clash_name(Fz *z, HloComp *dst, const HloInstr *s,
 					   &outer->names, &dst->names));
 }
 
-int fz_inline_comp(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
-		   HloInstr *const *ops, int nops, HloInstr ***po,
-		   HloInstr ***map)
+/* hlo_comp_post_order's walk (from the root, then from each instruction
+ * in order; the same marks on the way) into po, room for c->n: without
+ * its two mallocs, which cost as much as the walk for the few
+ * instructions a fused computation has. -1 on a cycle or out of memory. */
+static int post_order_into(HloComp *c, HloInstr **po)
 {
-	int n = hlo_comp_post_order(src, po);
-	*map = n >= 0 ? calloc((size_t)n + 1, sizeof **map) : NULL;
-	if (!*map) {
+	typedef struct {
+		HloInstr *ins;
+		int next;
+	} Frame;
+	Frame small[64];
+	Frame *stack =
+		c->n < 64 ? small : malloc(sizeof *stack * (size_t)(c->n + 1));
+	if (!stack)
+		return -1;
+	for (int i = 0; i < c->n; i++) /* marks may hold other walks' data */
+		c->instrs[i]->mark = 0;
+	unsigned open = hlo_new_mark(c->module), done = hlo_new_mark(c->module);
+	int k = 0;
+	for (int i = -1; i < c->n && k >= 0; i++) {
+		HloInstr *start = i < 0 ? c->root : c->instrs[i];
+		if (!start || start->mark == done)
+			continue;
+		int sp = 0;
+		stack[sp++] = (Frame){start, 0};
+		start->mark = open;
+		while (sp > 0) {
+			Frame *f = &stack[sp - 1];
+			if (f->next < f->ins->nops) {
+				HloInstr *o = f->ins->ops[f->next++];
+				if (!o || o->mark == done)
+					continue;
+				if (o->mark == open) {
+					k = -1; /* a cycle */
+					break;
+				}
+				o->mark = open;
+				stack[sp++] = (Frame){o, 0};
+				continue;
+			}
+			f->ins->mark = done;
+			po[k++] = f->ins;
+			sp--;
+		}
+	}
+	if (stack != small)
+		free(stack);
+	return k;
+}
+
+int fz_inline_comp_in(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
+		      HloInstr *const *ops, int nops, HloInstr **po,
+		      HloInstr **map)
+{
+	int n = post_order_into(src, po);
+	if (n < 0) {
 		z->failed = true;
 		return -1;
 	}
 	for (int i = 0; i < n; i++)
-		(*po)[i]->mark = (unsigned)i;
-	HloInstr **sops = NULL;
-	int cap = 0;
+		po[i]->mark = (unsigned)i;
+	HloInstr *small[16], **sops = small;
+	int cap = 16;
 	for (int i = 0; i < n && !z->failed; i++) {
-		HloInstr *s = (*po)[i];
+		HloInstr *s = po[i];
 		if (s->op == HLO_PARAMETER) {
-			(*map)[i] = s->param_no >= 0 && s->param_no < nops
-					    ? fz_as_layout(z, dst,
-							   ops[s->param_no],
-							   s->shape)
-					    : NULL;
-			z->failed |= !(*map)[i];
+			map[i] =
+				s->param_no >= 0 && s->param_no < nops
+					? fz_as_layout(z, dst, ops[s->param_no],
+						       s->shape)
+					: NULL;
+			z->failed |= !map[i];
 			continue;
 		}
-		if (!fz_grow((void **)&sops, &cap, s->nops + 1, sizeof *sops)) {
-			z->failed = true;
-			break;
+		if (s->nops >= cap) {
+			HloInstr **v = sops == small ? NULL : sops;
+			cap = 0;
+			if (!fz_grow((void **)&v, &cap, s->nops + 1,
+				     sizeof *v)) {
+				z->failed = true;
+				break;
+			}
+			sops = v;
 		}
 		for (int k = 0; k < s->nops; k++)
-			sops[k] = (*map)[s->ops[k]->mark];
+			sops[k] = map[s->ops[k]->mark];
 		const char *nm = clash_name(z, dst, s, outer);
-		(*map)[i] = nm ? pass_copy_instr_as(dst, s, sops, nm) : NULL;
-		z->failed |= !(*map)[i] ||
-			     (nm == s->name && !unclash((*map)[i], s, outer));
+		map[i] = nm ? pass_copy_instr_as(dst, s, sops, nm) : NULL;
+		z->failed |= !map[i] ||
+			     (nm == s->name && !unclash(map[i], s, outer));
 	}
-	free(sops);
+	if (sops != small)
+		free(sops);
 	return z->failed ? -1 : n;
+}
+
+int fz_inline_comp(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
+		   HloInstr *const *ops, int nops, HloInstr ***po,
+		   HloInstr ***map)
+{
+	*po = malloc(sizeof **po * (size_t)(src->n + 1));
+	*map = calloc((size_t)src->n + 1, sizeof **map);
+	if (!*po || !*map) {
+		free(*po);
+		free(*map);
+		*po = *map = NULL;
+		z->failed = true;
+		return -1;
+	}
+	return fz_inline_comp_in(z, src, dst, outer, ops, nops, *po, *map);
 }
 
 /* A copy of p inside f's computation with p's operands read through f's

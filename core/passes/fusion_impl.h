@@ -246,9 +246,18 @@ void fz_drop_operand(HloInstr *f, int i);
 bool fz_tidied(const HloComp *c);
 bool fz_temp_params_ok(const HloModule *m);
 HloInstr *fz_param_for(Fz *z, HloInstr *f, HloInstr *o);
+/* Copies the instructions of src other than its parameters into dst,
+ * parameter k standing for ops[k]. *po gets src's post order and *map
+ * the copy of po[i] at map[i]; each instruction of src gets its index
+ * in po as its mark (so map[x->mark] is x's copy). Returns the count,
+ * -1 on failure (z->failed set). The caller frees *po and *map. */
 int fz_inline_comp(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
 		   HloInstr *const *ops, int nops, HloInstr ***po,
 		   HloInstr ***map);
+/* The same into the caller's po and map, room for src->n each. */
+int fz_inline_comp_in(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
+		      HloInstr *const *ops, int nops, HloInstr **po,
+		      HloInstr **map);
 HloInstr *fz_copy_into(Fz *z, HloInstr *p, HloInstr *f);
 HloInstr *fz_as_layout(Fz *z, HloComp *fc, HloInstr *v, const Shape *want);
 

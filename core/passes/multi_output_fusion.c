@@ -254,17 +254,24 @@ static int add_output(Fz *z, HloInstr *f, HloInstr *extra)
 	HloComp *fc = fz_fused_comp(f), *outer = f->parent;
 	Arena *a = &z->m->arena;
 	HloInstr **outs;
-	fz_touch(z, fc);
-	fz_touch(z, outer);
+	fz_touch(z, fc); /* outer: once per computation (mof_comp) */
 	bool was_tuple = fc->root->op == HLO_TUPLE;
 	if (was_tuple && !elementwise_readers(z, f))
 		return -1;
 	int n = outputs(f, &outs);
-	HloInstr **ops = malloc(sizeof *ops * (size_t)(n + 2));
-	Shape **shapes = malloc(sizeof *shapes * (size_t)(n + 2));
+	enum { SMALL = 16 };
+	HloInstr *small_ops[SMALL];
+	Shape *small_shapes[SMALL];
+	bool small = n + 2 <= SMALL;
+	HloInstr **ops =
+		small ? small_ops : malloc(sizeof *ops * (size_t)(n + 2));
+	Shape **shapes =
+		small ? small_shapes : malloc(sizeof *shapes * (size_t)(n + 2));
 	if (!ops || !shapes) {
-		free(ops);
-		free(shapes);
+		if (!small) {
+			free(ops);
+			free(shapes);
+		}
 		z->failed = true;
 		return -1;
 	}
@@ -278,8 +285,10 @@ static int add_output(Fz *z, HloInstr *f, HloInstr *extra)
 	HloInstr *root =
 		ts ? hlo_instr_new_unique(fc, HLO_TUPLE, ts, "tuple", n + 1, ops)
 		   : NULL;
-	free(ops);
-	free(shapes);
+	if (!small) {
+		free(ops);
+		free(shapes);
+	}
 	if (!root) {
 		z->failed = true;
 		return -1;
@@ -390,15 +399,25 @@ static HloInstr *merge_siblings(Fz *z, HloInstr *a, HloInstr *b)
 	bool b_tuple = bc->root->op == HLO_TUPLE;
 	/* Copy b's computation into a: b's parameters become a's. */
 	HloComp *ac = fz_fused_comp(a);
-	HloInstr **bops = malloc(sizeof *bops * (size_t)(b->nops + 1));
+	/* on the stack for the few operands and instructions most have */
+	enum { SMALL = 32 };
+	HloInstr *small_ops[SMALL], *small_po[SMALL], *small_map[SMALL];
+	HloInstr **bops =
+		b->nops < SMALL ? small_ops
+				: malloc(sizeof *bops * (size_t)(b->nops + 1));
+	bool small = bc->n < SMALL;
+	HloInstr **po =
+		small ? small_po : malloc(sizeof *po * (size_t)(bc->n + 1));
+	HloInstr **map =
+		small ? small_map : malloc(sizeof *map * (size_t)(bc->n + 1));
 	for (int i = 0; bops && i < b->nops && !z->failed; i++)
 		bops[i] = fz_param_for(z, a, b->ops[i]);
-	HloInstr **po = NULL, **map = NULL;
-	int n = bops && !z->failed
-			? fz_inline_comp(z, bc, ac, a->parent, bops, b->nops, &po,
-					 &map)
+	int n = bops && po && map && !z->failed
+			? fz_inline_comp_in(z, bc, ac, a->parent, bops, b->nops,
+					    po, map)
 			: -1;
-	free(bops);
+	if (bops != small_ops)
+		free(bops);
 	if (n < 0)
 		z->failed = true;
 	if (!z->failed) {
@@ -440,8 +459,10 @@ static HloInstr *merge_siblings(Fz *z, HloInstr *a, HloInstr *b)
 			fz_drop_comp(z, bc);
 		}
 	}
-	free(po);
-	free(map);
+	if (!small) {
+		free(po);
+		free(map);
+	}
 	return z->failed ? NULL : a;
 }
 
@@ -621,6 +642,7 @@ static bool producer_mof(Fz *z, HloInstr *p, Order *ord)
 
 static void mof_comp(Fz *z, HloComp *c)
 {
+	int nfused = z->nfused;
 	Order ord = {0};
 	if (!hlo_comp_sort_operands_first(c) || !order_build(&ord, z->m, c)) {
 		z->failed = true;
@@ -664,6 +686,10 @@ static void mof_comp(Fz *z, HloComp *c)
 		if (!any)
 			break;
 	}
+	/* Touched once here, not at each merge: fz_finish tidies each
+	 * touched computation by itself, in whatever order. */
+	if (z->nfused > nfused)
+		fz_touch(z, c);
 	sweep_unswept(z);
 	free(ord.lv);
 	free(ord.stack);
