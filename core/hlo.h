@@ -134,31 +134,35 @@ typedef struct HloAttr {
 } HloAttr;
 
 struct HloInstr {
-	int id;            /* unique in the module, creation order */
-	const char *name;
+	/* What the graph walks read (the verifier's signature, post
+	 * order, fusion's decisions) first, in one 64-byte block: each
+	 * pass walks every instruction several times. */
 	HloOpcode op;
-	HloOpcode async_wrapped; /* "xyz-start" sugar: the wrapped opcode */
-	Shape *shape;
 	int nops;
 	HloInstr **ops;
+	Shape *shape;
+	HloComp *parent;
 	int nusers, cap_users;
 	HloInstr **users;
-	int nattrs, cap_attrs;
-	HloAttr *attrs;
-	Literal *literal;  /* constant */
-	int64_t param_no;  /* parameter */
-	HloComp *parent;
-	SrcLoc loc;        /* where it was written; 0 if made by a pass */
 	unsigned mark;     /* scratch for graph walks (see hlo_new_mark); any
 			      walk may leave any value: clear a computation's
 			      marks before relying on generations */
+	int nattrs;
+	HloAttr *attrs;
+	const char *name;
+	Literal *literal;  /* constant */
 	uint64_t vsig;     /* verify.c: what it looked like when it last
 			      passed the instruction checks (0: never) */
+	int id;            /* unique in the module, creation order */
+	HloOpcode async_wrapped; /* "xyz-start" sugar: the wrapped opcode */
+	int64_t param_no;  /* parameter */
+	int cap_attrs;
+	int user_hint;     /* hlo.c: where in users the last removal was */
+	SrcLoc loc;        /* where it was written; 0 if made by a pass */
 	uint64_t cost_sig; /* cost.c: vsig when cost_read was worked out */
 	int64_t cost_read; /* cost.c: bytes the kernel reads */
 	bool shape_given;  /* shape was written in the text */
 	bool nested;       /* written as an unnamed operand: add(parameter(0)) */
-	int user_hint;     /* hlo.c: where in users the last removal was */
 };
 
 struct HloComp {
