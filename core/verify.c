@@ -54,6 +54,9 @@ typedef struct V {
 		bool reported;
 	} *callers;
 	int cap_callers; /* a power of two, or 0 */
+	/* comp_sig's last computation and its comp_hash */
+	const HloComp *sig_comp;
+	uint64_t sig_comp_hash;
 } V;
 
 static bool full(const V *v) { return v->d->errors - v->start >= MAX_ERRORS; }
@@ -751,9 +754,11 @@ static uint64_t mixp(uint64_t h, const void *p)
 	return mix(h, (uint64_t)(uintptr_t)p);
 }
 
-static uint64_t comp_sig(uint64_t h, const HloComp *c)
+/* What a caller's checks read of computation c: its address, root,
+ * root's shape, parameters' numbers and shapes, and size. */
+static uint64_t comp_hash(const HloComp *c)
 {
-	h = mixp(mixp(h, c), c->root);
+	uint64_t h = mixp(mixp(0, c), c->root);
 	h = mixp(h, c->root ? c->root->shape : NULL);
 	for (int i = 0; i < c->n; i++) {
 		const HloInstr *p = c->instrs[i];
@@ -761,6 +766,18 @@ static uint64_t comp_sig(uint64_t h, const HloComp *c)
 			h = mixp(mix(h, (uint64_t)p->param_no), p->shape);
 	}
 	return mix(h, (uint64_t)c->n);
+}
+
+/* comp_hash(c) into h; the last one is kept (nothing changes while the
+ * verifier runs, and callers of one computation, the reduces of one
+ * reducer, often come one after another). */
+static uint64_t comp_sig(V *v, uint64_t h, const HloComp *c)
+{
+	if (c != v->sig_comp) {
+		v->sig_comp = c;
+		v->sig_comp_hash = comp_hash(c);
+	}
+	return mix(h, v->sig_comp_hash);
 }
 
 /* The keys whose values are computations (what hlo_instr_called_at
@@ -771,21 +788,53 @@ static const bool comp_key[A_COUNT] = {
 #undef ATTR
 };
 
+/* The same as bits, 1 << key, for sig_attrs: a key with a bit there
+ * (or a stray key of 64 or more that lands on one) sends it to
+ * sig_calls, which asks calls_comps. */
+static const uint64_t comp_keys = 0
+#define ATTR(e, s, k) \
+	| ((k) == AV_COMP || (k) == AV_COMPS ? (uint64_t)1 << (e) : 0)
+#include "attrs.def"
+#undef ATTR
+	;
+_Static_assert(A_COUNT <= 64, "comp_keys has a bit for each key");
+
 static bool calls_comps(const HloAttr *a)
 {
 	return (unsigned)a->key < A_COUNT && comp_key[a->key];
 }
 
-/* instr_sig's part for ins's attributes: their bytes (a value replaced
- * in its slot changes them; values themselves are never changed in
- * place), then each called computation; *ncalled gets how many ins
- * calls. */
-static uint64_t sig_attrs(const V *v, const HloInstr *ins, uint64_t h,
-			  int *ncalled)
+/* instr_sig's part for what ins calls (some attribute's key is one
+ * whose value is computations): the entry, then each called
+ * computation; *ncalled gets how many. Apart: few instructions call
+ * anything. */
+static __attribute__((noinline)) uint64_t
+sig_calls(V *v, const HloInstr *ins, uint64_t h, int *ncalled)
 {
-	bool calls = false;
+	int n = 0;
+	h = mixp(h, v->m ? v->m->entry : NULL);
 	for (int i = 0; i < ins->nattrs; i++) {
 		const HloAttr *a = &ins->attrs[i];
+		for (int k = 0; calls_comps(a) && k < a->u.comps.n; k++) {
+			const HloComp *c = a->u.comps.v[k];
+			h = c ? comp_sig(v, h, c) : mix(h, 1);
+			n++;
+		}
+	}
+	*ncalled = n;
+	return h;
+}
+
+/* instr_sig's part for ins's attributes: their bytes (a value replaced
+ * in its slot changes them; values themselves are never changed in
+ * place), then each called computation (sig_calls); *ncalled gets how
+ * many ins calls. */
+static inline __attribute__((always_inline)) uint64_t
+sig_attrs(V *v, const HloInstr *ins, uint64_t h, int *ncalled)
+{
+	uint64_t keys = 0; /* a bit for each key there (see comp_keys) */
+	const HloAttr *a = ins->attrs, *end = a + ins->nattrs;
+	for (; a < end; a++) {
 		const unsigned char *ab = (const unsigned char *)a;
 #pragma GCC unroll 8
 		for (size_t k = 0; k + 8 <= sizeof *a; k += 8) {
@@ -793,20 +842,11 @@ static uint64_t sig_attrs(const V *v, const HloInstr *ins, uint64_t h,
 			memcpy(&w, ab + k, 8);
 			h = mix(h, w);
 		}
-		calls |= calls_comps(a) && a->u.comps.n > 0;
+		keys |= (uint64_t)1 << ((unsigned)a->key & 63);
 	}
+	if (keys & comp_keys)
+		return sig_calls(v, ins, h, ncalled);
 	*ncalled = 0;
-	if (!calls)
-		return h;
-	h = mixp(h, v->m ? v->m->entry : NULL);
-	for (int i = 0; i < ins->nattrs; i++) {
-		const HloAttr *a = &ins->attrs[i];
-		for (int k = 0; calls_comps(a) && k < a->u.comps.n; k++) {
-			const HloComp *c = a->u.comps.v[k];
-			h = c ? comp_sig(h, c) : mix(h, 1);
-			++*ncalled;
-		}
-	}
 	return h;
 }
 
@@ -819,7 +859,8 @@ static uint64_t sig_attrs(const V *v, const HloInstr *ins, uint64_t h,
  * once an instruction holds them (a pass makes new ones), and nothing in
  * a module's arena is freed before the module, so equal pointers are
  * equal contents. *ncalled gets how many computations ins calls. */
-static inline uint64_t instr_sig(const V *v, const HloInstr *ins, int *ncalled)
+static inline __attribute__((always_inline)) uint64_t
+instr_sig(V *v, const HloInstr *ins, int *ncalled)
 {
 	/* opcode and operand count in one word, attribute count and
 	 * whether there is a literal in another (nothing lost) */
@@ -1403,28 +1444,32 @@ out:
 }
 
 /* Whether each operand in c comes before its user in c->instrs: then
- * c has no cycle, and check_cycles' walk would find none. Each
- * instruction's mark holds its (last) position meanwhile, so an operand
- * is in c->instrs only when its mark says where; marks end cleared. */
+ * c has no cycle, and check_cycles' walk would find none. One walk: an
+ * instruction's mark gets its position once it is passed, and a mark
+ * only counts as a position when c->instrs has the operand there (a
+ * mark left by another walk may say anything). An operand passed that
+ * way sits at a place before its user's first place, so no edge goes
+ * back: the answer is never a wrong "yes". Marks end cleared. */
 static bool in_order(HloComp *c)
 {
-	for (int i = 0; i < c->n; i++)
-		c->instrs[i]->mark = (unsigned)i;
+	HloInstr **xs = c->instrs;
+	int n = c->n;
 	bool ok = true;
-	for (int i = 0; ok && i < c->n; i++) {
-		const HloInstr *x = c->instrs[i];
-		for (int j = 0; j < x->nops; j++) {
-			const HloInstr *o = x->ops[j];
+	for (int i = 0; ok && i < n; i++) {
+		HloInstr *x = xs[i];
+		HloInstr *const *op = x->ops, *const *end = op + x->nops;
+		for (; op < end; op++) {
+			const HloInstr *o = *op;
 			if (o && o->parent == c &&
-			    (o->mark >= (unsigned)i ||
-			     c->instrs[o->mark] != o)) {
+			    (o->mark >= (unsigned)i || xs[o->mark] != o)) {
 				ok = false;
 				break;
 			}
 		}
+		x->mark = (unsigned)i;
 	}
-	for (int i = 0; i < c->n; i++)
-		c->instrs[i]->mark = 0;
+	for (int i = 0; i < n; i++)
+		xs[i]->mark = 0;
 	return ok;
 }
 

@@ -143,7 +143,8 @@ typedef struct {
 	unsigned cuts; /* sums cut short at MAX_DEPTH so far */
 	bool bytes_only; /* flops not wanted (cost_bytes_moved) */
 	bool verified;   /* cost_bytes_moved_verified: vsig is current */
-	/* module_bytes: each opcode's ByteKind once met (0: not yet) */
+	/* module_bytes: each opcode's ByteKind and launch bit once met
+	 * (0: not yet) */
 	unsigned char kinds[HLO_OPCODE_COUNT];
 } Memo;
 
@@ -975,14 +976,10 @@ static int64_t fusion_bytes(const HloInstr *f)
  * kernel_cost's two (every byte figure is >= 0 and saturates, so the
  * total comes out the same in any order). Most kernels read their
  * operands whole and write their result whole: worked out here without
- * kernel_cost's dispatch, and kept as kernel_cost keeps them. */
-static int64_t kernel_bytes(Memo *mo, const HloInstr *ins)
+ * kernel_cost's dispatch, and kept as kernel_cost keeps them. k is
+ * ins's ByteKind. */
+static int64_t kernel_bytes(Memo *mo, const HloInstr *ins, int k)
 {
-	unsigned char k = mo->kinds[ins->op];
-	if (!k)
-		k = mo->kinds[ins->op] = (unsigned char)byte_kind(ins->op);
-	if (k == BK_NONE)
-		return 0;
 	if (k == BK_FUSION)
 		return fusion_bytes(ins);
 	if (k == BK_OTHER) {
@@ -1005,16 +1002,37 @@ static int64_t kernel_bytes(Memo *mo, const HloInstr *ins)
 	return shape_bytes_add(read, out);
 }
 
-/* cost_module's bytes_read + bytes_written, without the flops. */
-static int64_t module_bytes(const HloModule *m, bool verified)
+/* module_bytes' table entry for an opcode: its ByteKind, and whether
+ * it launches a kernel as hlo_module_kernels counts them. */
+enum { BK_LAUNCH_SHIFT = 4, BK_KIND = 0x0f };
+
+/* cost_module's bytes_read + bytes_written, without the flops; with
+ * kernels, hlo_module_kernels from the same walk there. */
+static int64_t module_bytes(const HloModule *m, bool verified, int *kernels)
 {
+	if (kernels)
+		*kernels = 0;
 	if (!m->entry)
 		return 0;
 	Memo mo = {.bytes_only = true, .verified = verified};
 	int64_t sum = 0;
-	for (int i = 0; i < m->entry->n; i++)
-		sum = shape_bytes_add(sum, kernel_bytes(&mo, m->entry->instrs[i]));
+	int nk = 0;
+	HloInstr *const *xs = m->entry->instrs;
+	for (int i = 0, n = m->entry->n; i < n; i++) {
+		const HloInstr *ins = xs[i];
+		unsigned k = mo.kinds[ins->op];
+		if (!k)
+			k = mo.kinds[ins->op] = (unsigned char)(
+				byte_kind(ins->op) |
+				hlo_launches_kernel(ins->op) << BK_LAUNCH_SHIFT);
+		nk += (int)(k >> BK_LAUNCH_SHIFT);
+		if ((k & BK_KIND) != BK_NONE)
+			sum = shape_bytes_add(
+				sum, kernel_bytes(&mo, ins, (int)(k & BK_KIND)));
+	}
 	memo_free(&mo);
+	if (kernels)
+		*kernels = nk;
 	return sum;
 }
 
@@ -1053,7 +1071,12 @@ Cost cost_module(const HloModule *m)
 /* Runs after every pass (the `pass:` line): no flops counted. */
 int64_t cost_bytes_moved(const HloModule *m)
 {
-	return module_bytes(m, false);
+	return module_bytes(m, false, NULL);
+}
+
+int64_t cost_bytes_moved_kernels(const HloModule *m, int *kernels)
+{
+	return module_bytes(m, false, kernels);
 }
 
 /* Sanitizer builds (the tests under ASan, the fuzzers) work every
@@ -1061,7 +1084,12 @@ int64_t cost_bytes_moved(const HloModule *m)
  * that its signature did not cover. */
 int64_t cost_bytes_moved_verified(HloModule *m)
 {
-	int64_t b = module_bytes(m, true);
+	return cost_bytes_moved_verified_kernels(m, NULL);
+}
+
+int64_t cost_bytes_moved_verified_kernels(HloModule *m, int *kernels)
+{
+	int64_t b = module_bytes(m, true, kernels);
 #if XR_ASAN
 	/* afresh, and through kernel_cost for every kernel: module_bytes's
 	 * short cuts must agree with the model they shorten */
@@ -1071,6 +1099,12 @@ int64_t cost_bytes_moved_verified(HloModule *m)
 		fprintf(stderr, "cost_bytes_moved_verified: %lld bytes, but "
 				"%lld worked out afresh through kernel_cost\n",
 			(long long)b, (long long)full);
+		abort();
+	}
+	if (kernels && *kernels != hlo_module_kernels(m)) {
+		fprintf(stderr, "cost_bytes_moved_verified: %d kernels, but "
+				"hlo_module_kernels counts %d\n",
+			*kernels, hlo_module_kernels(m));
 		abort();
 	}
 #endif

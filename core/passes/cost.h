@@ -52,6 +52,11 @@ int64_t cost_bytes_moved(const HloModule *m);
  * reuses them. Fusions and control flow, whose bytes hang on the
  * computations they call, are worked out each time. */
 int64_t cost_bytes_moved_verified(HloModule *m);
+/* cost_bytes_moved and cost_bytes_moved_verified, with *kernels (may be
+ * NULL) set to hlo_module_kernels(m) from the same walk over the entry
+ * (sanitizer builds check the verified one's count against it). */
+int64_t cost_bytes_moved_kernels(const HloModule *m, int *kernels);
+int64_t cost_bytes_moved_verified_kernels(HloModule *m, int *kernels);
 /* Roofline time in seconds of c on machine mc: max(bytes / bandwidth,
  * flops / compute). *memory_bound (may be NULL) says which term won. */
 double cost_roofline_s(const Cost *c, const CostMachine *mc,

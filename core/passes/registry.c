@@ -640,8 +640,8 @@ bool pass_run(HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
 		r->bytes_before = cx->prev->bytes_after;
 	} else {
 		r->instrs_before = hlo_module_instr_count(m);
-		r->kernels_before = hlo_module_kernels(m);
-		r->bytes_before = cost_bytes_moved(m);
+		r->bytes_before =
+			cost_bytes_moved_kernels(m, &r->kernels_before);
 	}
 	/* Each pass names what it makes from the same start, whether it
 	 * runs on a fresh clone or after other passes on the same module:
@@ -687,8 +687,8 @@ bool pass_run(HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
 		r->bytes_after = r->bytes_before;
 		return true;
 	}
-	r->kernels_after = hlo_module_kernels(m);
-	r->bytes_after = cost_bytes_moved_verified(m);
+	r->bytes_after =
+		cost_bytes_moved_verified_kernels(m, &r->kernels_after);
 	return true;
 }
 

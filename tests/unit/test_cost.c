@@ -646,6 +646,40 @@ static void test_bytes_after_verify(void **state)
 	hlo_module_free(m);
 }
 
+/* The bytes with the kernel count from the same walk: the count is
+ * hlo_module_kernels' (parameters, constants, tuples, get-tuple-elements
+ * and bitcasts launch nothing; the halves of an async pair after the
+ * start move no bytes but are kernels). */
+static void test_bytes_and_kernels(void **state)
+{
+	(void)state;
+	HloModule *m = load_text("HloModule t\n\nENTRY e {\n"
+				 "  x = f32[] parameter(0)\n"
+				 "  c = f32[] constant(1)\n"
+				 "  b = f32[4,8] broadcast(x), dimensions={}\n"
+				 "  n = f32[4,8] negate(b)\n"
+				 "  t = (f32[4,8], f32[]) tuple(n, c)\n"
+				 "  g = f32[4,8] get-tuple-element(t), index=0\n"
+				 "  ROOT k = f32[4,8] bitcast(g)\n"
+				 "}\n");
+	int k = -1;
+	assert_int_equal(cost_bytes_moved_kernels(m, &k), cost_bytes_moved(m));
+	assert_int_equal(k, hlo_module_kernels(m));
+	assert_int_equal(k, 2);
+	Diag d;
+	diag_init(&d);
+	assert_true(verify_module_changed(m, &d, NULL, NULL));
+	diag_free(&d);
+	for (int i = 0; i < 2; i++) {
+		k = -1;
+		assert_int_equal(cost_bytes_moved_verified_kernels(m, &k),
+				 cost_bytes_moved(m));
+		assert_int_equal(k, 2);
+	}
+	assert_int_equal(cost_bytes_moved_kernels(m, NULL), cost_bytes_moved(m));
+	hlo_module_free(m);
+}
+
 /* dynamic-update-slice updates in place: reads the update (and the
  * index), writes the update. */
 static void test_dynamic_update_slice(void **state)
@@ -768,6 +802,7 @@ int main(void)
 		cmocka_unit_test(test_conditional),
 		cmocka_unit_test(test_dynamic_update_slice),
 		cmocka_unit_test(test_bytes_after_verify),
+		cmocka_unit_test(test_bytes_and_kernels),
 		cmocka_unit_test(test_roofline),
 		cmocka_unit_test(test_corpus),
 	};

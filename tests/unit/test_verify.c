@@ -562,6 +562,42 @@ static void verify_changed_cycle_twice(void **state)
 	hlo_module_free(m);
 }
 
+/* The order check before the cycle walk reads marks that other walks
+ * left behind (positions, generations): a cycle is found whatever they
+ * say, and the marks of a computation it looked at end cleared (the
+ * passes after it take a fresh mark without clearing). */
+static void verify_cycle_stale_marks(void **state)
+{
+	(void)state;
+	for (int kind = 0; kind < 3; kind++) {
+		HloModule *m = load_text("HloModule t\nENTRY e {\n"
+					 "  p = f32[4] parameter(0)\n"
+					 "  a = f32[4] negate(p)\n"
+					 "  b = f32[4] negate(a)\n"
+					 "  c = f32[4] negate(b)\n"
+					 "  ROOT r = f32[4] negate(c)\n}\n");
+		HloComp *e = m->entry;
+		int checked;
+		assert_true(changed_ok(m, &checked));
+		/* a reads c: a cycle a -> c -> b -> a, a before c */
+		hlo_set_operand(hlo_comp_find(e, "a"), 0,
+				hlo_comp_find(e, "c"));
+		for (int i = 0; i < e->n; i++)
+			e->instrs[i]->mark = kind == 0	 ? (unsigned)i
+					     : kind == 1 ? 0
+							 : (unsigned)(e->n - 1 - i);
+		assert_false(changed_ok(m, &checked));
+		hlo_set_operand(hlo_comp_find(e, "a"), 0,
+				hlo_comp_find(e, "p"));
+		for (int i = 0; i < e->n; i++)
+			e->instrs[i]->mark = (unsigned)i + 7;
+		assert_true(changed_ok(m, &checked));
+		for (int i = 0; i < e->n; i++)
+			assert_int_equal(e->instrs[i]->mark, 0);
+		hlo_module_free(m);
+	}
+}
+
 /* verify_module_changed checks an instruction like one that passed in
  * the same run only where it is (its operands' computation): the shapes
  * and attributes of each copy still count. */
@@ -808,6 +844,7 @@ int main(void)
 		cmocka_unit_test(verify_collects_and_caps_errors),
 		cmocka_unit_test(verify_changed_rechecks_what_moved),
 		cmocka_unit_test(verify_changed_cycle_twice),
+		cmocka_unit_test(verify_cycle_stale_marks),
 		cmocka_unit_test(verify_changed_copies),
 		cmocka_unit_test(verify_fused_computation_owned),
 		cmocka_unit_test(verify_changed_kinds_by_value),
