@@ -54,6 +54,7 @@ typedef struct V {
 		bool reported;
 	} *callers;
 	int cap_callers; /* a power of two, or 0 */
+	bool named_all; /* note_named filled callers */
 	/* comp_sig's last computation and its comp_hash */
 	const HloComp *sig_comp;
 	uint64_t sig_comp_hash;
@@ -1193,12 +1194,27 @@ static bool note_caller(V *v, const HloInstr *ins, const HloComp *k)
 		h++;
 		s = &v->callers[h & mask];
 	}
-	if (!s->c) {
+	if (!s->by) {
+		/* k is in the module's name table under its name: noted
+		 * already when named_all, else looked up */
+		bool named = v->named_all ? s->c != NULL
+					  : !v->m ||
+						  hlo_module_find_comp(
+							  v->m, k->name) == k;
+#if XR_ASAN
+		if (v->named_all &&
+		    named != (hlo_module_find_comp(v->m, k->name) == k)) {
+			fprintf(stderr, "note_named and hlo_module_find_comp "
+					"disagree on '%s'\n",
+				k->name);
+			abort();
+		}
+#endif
 		s->c = k;
 		s->by = ins;
 		/* what a pass left calling a computation it took out (or one
 		 * of another module) */
-		if (v->m && hlo_module_find_comp(v->m, k->name) != k) {
+		if (!named) {
 			s->reported = true;
 			err(v, ins,
 			    "calls computation '%s', which is not in the "
@@ -1222,6 +1238,32 @@ static bool note_caller(V *v, const HloInstr *ins, const HloComp *k)
 		    "its computation '%s' is also called by %s '%s' "
 		    "(a fused computation belongs to its one fusion)",
 		    k->name, hlo_opcode_name(by->op), by->name);
+	return true;
+}
+
+/* Puts each computation that m's name table holds under its own name
+ * into the callers table (no caller yet): what hlo_module_find_comp
+ * would find for it. One walk over the table instead of a lookup (a
+ * hash of the name) per called computation, for modules of many (a
+ * fused computation each). False, nothing noted, when the table could
+ * fill up with them. */
+static bool note_named(V *v, const HloModule *m)
+{
+	const NameMap *nm = &m->comp_names;
+	if (!v->cap_callers || nm->count * 2 > (size_t)v->cap_callers)
+		return false;
+	unsigned mask = (unsigned)v->cap_callers - 1;
+	for (size_t i = 0; i < nm->cap; i++) {
+		const NameMapSlot *e = &nm->slots[i];
+		const HloComp *c = e->val; /* NULL: empty or deleted */
+		if (!c || !c->name ||
+		    (e->key != c->name && strcmp(e->key, c->name) != 0))
+			continue;
+		unsigned h = (unsigned)(((uintptr_t)c >> 4) * 0x9e3779b1u);
+		while (v->callers[h & mask].c && v->callers[h & mask].c != c)
+			h++;
+		v->callers[h & mask].c = c;
+	}
 	return true;
 }
 
@@ -1582,6 +1624,7 @@ static bool verify(HloModule *m, Diag *d, const SrcFile *f, bool changed_only,
 		cap *= 2;
 	v.callers = calloc((size_t)cap, sizeof *v.callers);
 	v.cap_callers = v.callers ? cap : 0;
+	v.named_all = m->ncomps >= 64 && note_named(&v, m);
 	check_entry(&v, m);
 	for (int i = 0; i < m->ncomps && !full(&v); i++)
 		check_comp(&v, m, m->comps[i]);

@@ -755,6 +755,46 @@ static void verify_fused_computation_owned(void **st)
 	hlo_module_free(m);
 }
 
+/* The same with many computations, where the verifier reads the
+ * module's name table once instead of looking up each computation
+ * called: one taken out, one known by another name only. */
+static void verify_calls_many_comps(void **state)
+{
+	(void)state;
+	enum { N = 70 };
+	StrBuf b;
+	sb_init(&b);
+	sb_puts(&b, "HloModule t\n");
+	for (int i = 0; i < N; i++)
+		sb_printf(&b,
+			  "K%d {\n  a = f32[8] parameter(0)\n"
+			  "  ROOT n = f32[8] negate(a)\n}\n",
+			  i);
+	sb_puts(&b, "ENTRY e {\n  x = f32[8] parameter(0)\n");
+	for (int i = 0; i < N; i++)
+		sb_printf(&b, "  c%d = f32[8] call(x), to_apply=K%d\n", i, i);
+	sb_puts(&b, "  ROOT t = (f32[8], f32[8]) tuple(c0, c69)\n}\n");
+	HloModule *m = load_text(sb_str(&b));
+	sb_free(&b);
+	Diag d;
+	diag_init(&d);
+	assert_true(verify_module_changed(m, &d, NULL, NULL));
+	hlo_module_remove_comp(m, hlo_module_find_comp(m, "K5"));
+	HloComp *k7 = hlo_module_find_comp(m, "K7");
+	assert_true(namemap_del(&m->comp_names, "K7"));
+	assert_true(namemap_put(&m->comp_names, "K7.other", k7));
+	assert_false(verify_module_changed(m, &d, NULL, NULL));
+	assert_non_null(strstr(diag_text(&d), "call 'c5': calls computation "
+					      "'K5', which is not in the "
+					      "module"));
+	assert_non_null(strstr(diag_text(&d), "call 'c7': calls computation "
+					      "'K7', which is not in the "
+					      "module"));
+	assert_int_equal(d.errors, 2);
+	diag_free(&d);
+	hlo_module_free(m);
+}
+
 /* verify_module_changed tells kinds apart by the values of typed
  * attributes and the computations they name, not by where those values
  * live or by untyped attributes like metadata: a reduce over the wrong
@@ -845,6 +885,7 @@ int main(void)
 		cmocka_unit_test(verify_changed_rechecks_what_moved),
 		cmocka_unit_test(verify_changed_cycle_twice),
 		cmocka_unit_test(verify_cycle_stale_marks),
+		cmocka_unit_test(verify_calls_many_comps),
 		cmocka_unit_test(verify_changed_copies),
 		cmocka_unit_test(verify_fused_computation_owned),
 		cmocka_unit_test(verify_changed_kinds_by_value),
