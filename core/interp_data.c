@@ -141,10 +141,12 @@ static bool walk_copy(Poll *p, Literal *dst, const Literal *src, const Walk *w)
 static void walk_dst(Walk *w, const Shape *dst)
 {
 	memset(w, 0, sizeof *w);
-	w->rank = dst->rank;
-	if (dst->rank) /* a scalar's dims may be NULL */
-		memcpy(w->dims, dst->dims,
-		       sizeof(int64_t) * (size_t)dst->rank);
+	/* shapes are at most XR_MAX_RANK deep (the parser and shape
+	 * inference refuse more); saying so here also keeps GCC's
+	 * link-time -Wstringop-overflow from seeing a longer copy */
+	w->rank = dst->rank < XR_MAX_RANK ? dst->rank : XR_MAX_RANK;
+	if (w->rank) /* a scalar's dims may be NULL */
+		memcpy(w->dims, dst->dims, sizeof(int64_t) * (size_t)w->rank);
 	it_strides(dst, w->dc);
 }
 

@@ -104,6 +104,7 @@ if(XR_BENCH_SRC)
   add_executable(xr_bench ${XR_BENCH_SRC})
   target_compile_options(xr_bench PRIVATE ${XR_WARNINGS})
   target_link_libraries(xr_bench PRIVATE xr_core m)
+  target_link_options(xr_bench PRIVATE ${XR_LTO_FLAGS})
 endif()
 
 # --- libFuzzer harness (-DXR_FUZZ=ON -DCMAKE_C_COMPILER=clang) -------------
