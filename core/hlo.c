@@ -847,13 +847,19 @@ HloComp *hlo_instr_called_at(const HloInstr *ins, int k)
 
 unsigned hlo_new_mark(HloModule *m)
 {
+	/* Generations have the top bit set: walks that keep positions or
+	 * counts in marks (cse, algsimp, the verifier, the interpreter)
+	 * store values below it, and older generations are smaller, so no
+	 * mark left behind equals a fresh one. */
+	if (m->mark_gen < HLO_MARK_GEN0)
+		m->mark_gen = HLO_MARK_GEN0;
 	if (++m->mark_gen == 0) { /* wrapped: clear every mark */
 		for (int i = 0; i < m->ncomps; i++) {
 			m->comps[i]->mark = 0;
 			for (int j = 0; j < m->comps[i]->n; j++)
 				m->comps[i]->instrs[j]->mark = 0;
 		}
-		m->mark_gen = 1;
+		m->mark_gen = HLO_MARK_GEN0 + 1;
 	}
 	return m->mark_gen;
 }

@@ -144,9 +144,9 @@ struct HloInstr {
 	HloComp *parent;
 	int nusers, cap_users;
 	HloInstr **users;
-	unsigned mark;     /* scratch for graph walks (see hlo_new_mark); any
-			      walk may leave any value: clear a computation's
-			      marks before relying on generations */
+	unsigned mark;     /* scratch for graph walks (see hlo_new_mark): a
+			      generation, or a position or count below
+			      HLO_MARK_GEN0; any walk may leave any of them */
 	int nattrs;
 	HloAttr *attrs;
 	const char *name;
@@ -320,7 +320,11 @@ int hlo_instr_ncalled(const HloInstr *ins);
 HloComp *hlo_instr_called_at(const HloInstr *ins, int i);
 
 /* --- walks --- */
-/* A fresh mark value: instructions with ins->mark != it are unvisited. */
+/* A fresh mark value: instructions with ins->mark != it are unvisited.
+ * Generations are at least HLO_MARK_GEN0 and grow, so a mark another walk
+ * left (an older generation, or a position or count, which must stay
+ * below HLO_MARK_GEN0) never equals a fresh one: no clearing needed. */
+#define HLO_MARK_GEN0 0x80000000u
 unsigned hlo_new_mark(HloModule *m);
 /* Post order of c reachable from its root plus the unreachable rest, in a
  * malloc'd array the caller frees. Returns count, -1 on cycle/oom. */

@@ -352,6 +352,48 @@ static void test_judge(void **state)
 	hlo_module_free(m);
 }
 
+/* A decision counts each operand once by marking it with a fresh
+ * generation. Marks other walks left behind (cse and algsimp keep
+ * positions there, the verifier too) must never pass for that generation,
+ * whatever the counter stood at: the same pair gets the same answer. */
+static void test_judge_stale_marks(void **state)
+{
+	(void)state;
+	HloModule *m = load_text("HloModule t\n"
+				 "ENTRY e {\n"
+				 "  a = f32[64] parameter(0)\n"
+				 "  b = f32[64] parameter(1)\n"
+				 "  p = f32[64] add(a, b)\n"
+				 "  ROOT c = f32[64] multiply(p, a)\n"
+				 "}\n");
+	const HloInstr *p = hlo_comp_find(m->entry, "p"),
+		       *c = hlo_comp_find(m->entry, "c");
+	FusionDecision clean;
+	fusion_judge(m, p, c, false, &clean);
+	assert_true(clean.fused);
+	for (unsigned v = 1; v < 40; v++)
+		for (unsigned back = 1; back <= 4 && back <= v; back++) {
+			for (int i = 0; i < m->entry->n; i++)
+				m->entry->instrs[i]->mark = v;
+			m->mark_gen = v - back;
+			FusionDecision d;
+			fusion_judge(m, p, c, false, &d);
+			if (d.bytes_saved != clean.bytes_saved)
+				print_error("marks %u, counter %u: saves %lld, "
+					    "not %lld\n",
+					    v, v - back,
+					    (long long)d.bytes_saved,
+					    (long long)clean.bytes_saved);
+			assert_string_equal(d.rule, clean.rule);
+			assert_int_equal(d.bytes_saved, clean.bytes_saved);
+			fusion_decision_free(&d);
+		}
+	for (int i = 0; i < 4; i++)
+		assert_true(hlo_new_mark(m) >= HLO_MARK_GEN0);
+	fusion_decision_free(&clean);
+	hlo_module_free(m);
+}
+
 static void test_force(void **state)
 {
 	(void)state;
@@ -553,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_every_rule_has_a_golden_test),
 		cmocka_unit_test(test_log),
 		cmocka_unit_test(test_judge),
+		cmocka_unit_test(test_judge_stale_marks),
 		cmocka_unit_test(test_force),
 		cmocka_unit_test(test_corpus),
 	};
