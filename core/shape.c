@@ -196,6 +196,16 @@ bool shape_is_dynamic(const Shape *s)
 	return false;
 }
 
+bool shape_is_static_array(const Shape *s)
+{
+	if (!dtype_is_array(s->type))
+		return false;
+	for (int i = 0; s->dyn && i < s->rank; i++)
+		if (s->dyn[i] != DIM_STATIC)
+			return false;
+	return true;
+}
+
 static int64_t count_elements(const Shape *s)
 {
 	if (!shape_is_array(s))
@@ -358,6 +368,53 @@ void shape_print(StrBuf *b, const Shape *s, bool with_layout)
 	}
 	if (s->buffer)
 		sb_putc(b, ')');
+}
+
+/* What print_layout writes for dimension i. */
+static int printed_minor(const Shape *s, int i)
+{
+	return s->layout ? s->layout->minor_to_major[i] : s->rank - 1 - i;
+}
+
+static bool same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Read field by field as shape_print reads them (keep the two alike). */
+bool shape_print_same(const Shape *a, const Shape *b, bool with_layout)
+{
+	if (a == b)
+		return true;
+	if (a->buffer != b->buffer || a->type != b->type)
+		return false;
+	if (a->type == DT_TUPLE) {
+		if (a->ntuple != b->ntuple)
+			return false;
+		for (int i = 0; i < a->ntuple; i++)
+			if (!shape_print_same(a->tuple[i], b->tuple[i],
+					      with_layout))
+				return false;
+		return true;
+	}
+	if (a->rank != b->rank)
+		return false;
+	for (int i = 0; i < a->rank; i++) {
+		DimKind k = dim_kind(a, i);
+		if (k != dim_kind(b, i) ||
+		    (k != DIM_UNBOUNDED && a->dims[i] != b->dims[i]))
+			return false;
+	}
+	if (!with_layout)
+		return true;
+	const char *ea = a->layout ? a->layout->ext : NULL;
+	const char *eb = b->layout ? b->layout->ext : NULL;
+	if (a->rank == 0 && !ea && !eb)
+		return true; /* neither prints a layout */
+	for (int i = 0; i < a->rank; i++)
+		if (printed_minor(a, i) != printed_minor(b, i))
+			return false;
+	return same_text(ea, eb);
 }
 
 const char *shape_str(Arena *a, const Shape *s)

@@ -63,6 +63,12 @@ bool shape_is_tuple(const Shape *s);
 bool shape_is_array(const Shape *s); /* not tuple, token or opaque */
 bool shape_is_scalar(const Shape *s);
 bool shape_is_dynamic(const Shape *s);
+/* An array with no dynamic dimension: shape_is_array and not
+ * shape_is_dynamic, asked in one call (passes ask it of every operand). */
+bool shape_is_static_array(const Shape *s);
+/* shape_print(b, x, with_layout) writes the same text for a and b
+ * (false may also mean "not known": compare the text then). */
+bool shape_print_same(const Shape *a, const Shape *b, bool with_layout);
 /* Number of elements; -1 if it overflows. Tuples: 0. */
 int64_t shape_count_elements(const Shape *s); /* fills elems_cache */
 static inline int64_t shape_elements(const Shape *s)

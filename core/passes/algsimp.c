@@ -89,6 +89,16 @@ typedef struct S {
 	int ndead, cap_dead;
 	HloInstr **stack;
 	int cap_stack;
+	/* Which instructions a sweep after the first looks at (see
+	 * simplify_comp), by id: due, the sweep that must look at one again
+	 * (made, or changed in place, in the sweep before); touched, the
+	 * sweep in which what its rules read changed (an operand replaced,
+	 * or something further up that changed). */
+	int *due, *touched;
+	int cap_ids;
+	int sweep; /* counts the sweeps of the whole pass */
+	int ndue;  /* instructions due in the next sweep */
+	bool every; /* every sweep looks at every instruction */
 	bool keep_dead; /* c names instructions in control-predecessors */
 	bool oom;
 } S;
@@ -212,6 +222,54 @@ static bool grow(S *s, void **p, int *cap, int need, size_t elem)
 	return true;
 }
 
+/* The by-id arrays of S cover ids below n (new entries 0: never due,
+ * never touched). False on out-of-memory, and then every later sweep
+ * looks at everything, as if nothing were known. */
+static bool cover_ids(S *s, int n)
+{
+	if (n <= s->cap_ids)
+		return true;
+	int cap = s->cap_ids ? s->cap_ids : 64;
+	while (cap < n)
+		cap *= 2;
+	int *due = realloc(s->due, sizeof *due * (size_t)cap);
+	if (due)
+		s->due = due;
+	int *touched = due ? realloc(s->touched, sizeof *touched * (size_t)cap)
+			   : NULL;
+	if (!touched) {
+		s->every = true;
+		return false;
+	}
+	s->touched = touched;
+	memset(due + s->cap_ids, 0, sizeof *due * (size_t)(cap - s->cap_ids));
+	memset(touched + s->cap_ids, 0,
+	       sizeof *touched * (size_t)(cap - s->cap_ids));
+	s->cap_ids = cap;
+	return true;
+}
+
+static bool known_id(const S *s, const HloInstr *x)
+{
+	return x->id >= 0 && x->id < s->cap_ids;
+}
+
+/* x, new or changed in place, is looked at in the next sweep. */
+static void set_due(S *s, const HloInstr *x)
+{
+	if (x->id >= 0 && cover_ids(s, x->id + 1)) {
+		s->due[x->id] = s->sweep + 1;
+		s->ndue++;
+	}
+}
+
+/* What x's rules read changed in this sweep. */
+static void set_touched(S *s, const HloInstr *x)
+{
+	if (x->id >= 0 && cover_ids(s, x->id + 1))
+		s->touched[x->id] = s->sweep;
+}
+
 /* A new instruction of shape (copied) placed before the anchor, named
  * opcode.<id> (the id is fresh, so the name nearly always is). */
 static HloInstr *add_instr(S *s, HloOpcode op, const Shape *shape, int nops,
@@ -233,6 +291,7 @@ static HloInstr *add_instr(S *s, HloOpcode op, const Shape *shape, int nops,
 	x->shape_given = true;
 	s->added[s->nadded] = (Added){x, s->anchor, s->nadded};
 	s->nadded++;
+	set_due(s, x);
 	return x;
 }
 
@@ -1246,82 +1305,59 @@ static Rw simp_reduce(S *s, HloInstr *ins)
 
 /* ---- driver ---------------------------------------------------------- */
 
+typedef Rw (*Rules)(S *s, HloInstr *ins);
+
+/* The rules of each opcode; NULL: none (rewrite looks no further). */
+static const Rules rules[HLO_OPCODE_COUNT] = {
+	[HLO_ADD] = simp_add,
+	[HLO_SUBTRACT] = simp_subtract,
+	[HLO_MULTIPLY] = simp_multiply,
+	[HLO_DIVIDE] = simp_divide,
+	[HLO_AND] = simp_and,
+	[HLO_OR] = simp_or,
+	[HLO_XOR] = simp_xor,
+	[HLO_MAXIMUM] = simp_minmax,
+	[HLO_MINIMUM] = simp_minmax,
+	[HLO_POWER] = simp_power,
+	[HLO_SHL] = simp_shift,
+	[HLO_SHRA] = simp_shift,
+	[HLO_SHRL] = simp_shift,
+	[HLO_COMPARE] = simp_compare,
+	[HLO_NEGATE] = simp_negate,
+	[HLO_NOT] = simp_not,
+	[HLO_ABS] = simp_abs,
+	[HLO_SIGN] = simp_sign,
+	[HLO_FLOOR] = simp_round,
+	[HLO_CEIL] = simp_round,
+	[HLO_ROUND_AFZ] = simp_round,
+	[HLO_ROUND_EVEN] = simp_round,
+	[HLO_COPY] = simp_copy,
+	[HLO_BITCAST] = simp_bitcast,
+	[HLO_CONVERT] = simp_convert,
+	[HLO_REDUCE_PRECISION] = simp_reduce_precision,
+	[HLO_RESHAPE] = simp_reshape,
+	[HLO_TRANSPOSE] = simp_transpose,
+	[HLO_SLICE] = simp_slice,
+	[HLO_PAD] = simp_pad,
+	[HLO_CONCATENATE] = simp_concatenate,
+	[HLO_BROADCAST] = simp_broadcast,
+	[HLO_REVERSE] = simp_reverse,
+	[HLO_DYNAMIC_SLICE] = simp_dynamic_slice,
+	[HLO_DYNAMIC_UPDATE_SLICE] = simp_dynamic_update_slice,
+	[HLO_SELECT] = simp_select,
+	[HLO_DOT] = simp_dot,
+	[HLO_REDUCE] = simp_reduce,
+};
+
+static Rules rules_of(HloOpcode op)
+{
+	return (unsigned)op < HLO_OPCODE_COUNT ? rules[op] : NULL;
+}
+
 static Rw simplify(S *s, HloInstr *ins)
 {
-	switch (ins->op) {
-	case HLO_ADD:
-		return simp_add(s, ins);
-	case HLO_SUBTRACT:
-		return simp_subtract(s, ins);
-	case HLO_MULTIPLY:
-		return simp_multiply(s, ins);
-	case HLO_DIVIDE:
-		return simp_divide(s, ins);
-	case HLO_AND:
-		return simp_and(s, ins);
-	case HLO_OR:
-		return simp_or(s, ins);
-	case HLO_XOR:
-		return simp_xor(s, ins);
-	case HLO_MAXIMUM:
-	case HLO_MINIMUM:
-		return simp_minmax(s, ins);
-	case HLO_POWER:
-		return simp_power(s, ins);
-	case HLO_SHL:
-	case HLO_SHRA:
-	case HLO_SHRL:
-		return simp_shift(s, ins);
-	case HLO_COMPARE:
-		return simp_compare(s, ins);
-	case HLO_NEGATE:
-		return simp_negate(s, ins);
-	case HLO_NOT:
-		return simp_not(s, ins);
-	case HLO_ABS:
-		return simp_abs(s, ins);
-	case HLO_SIGN:
-		return simp_sign(s, ins);
-	case HLO_FLOOR:
-	case HLO_CEIL:
-	case HLO_ROUND_AFZ:
-	case HLO_ROUND_EVEN:
-		return simp_round(s, ins);
-	case HLO_COPY:
-		return simp_copy(s, ins);
-	case HLO_BITCAST:
-		return simp_bitcast(s, ins);
-	case HLO_CONVERT:
-		return simp_convert(s, ins);
-	case HLO_REDUCE_PRECISION:
-		return simp_reduce_precision(s, ins);
-	case HLO_RESHAPE:
-		return simp_reshape(s, ins);
-	case HLO_TRANSPOSE:
-		return simp_transpose(s, ins);
-	case HLO_SLICE:
-		return simp_slice(s, ins);
-	case HLO_PAD:
-		return simp_pad(s, ins);
-	case HLO_CONCATENATE:
-		return simp_concatenate(s, ins);
-	case HLO_BROADCAST:
-		return simp_broadcast(s, ins);
-	case HLO_REVERSE:
-		return simp_reverse(s, ins);
-	case HLO_DYNAMIC_SLICE:
-		return simp_dynamic_slice(s, ins);
-	case HLO_DYNAMIC_UPDATE_SLICE:
-		return simp_dynamic_update_slice(s, ins);
-	case HLO_SELECT:
-		return simp_select(s, ins);
-	case HLO_DOT:
-		return simp_dot(s, ins);
-	case HLO_REDUCE:
-		return simp_reduce(s, ins);
-	default:
-		return none;
-	}
+	Rules r = rules_of(ins->op);
+	return r ? r(s, ins) : none;
 }
 
 /* Instructions no rule looks at: leaves, dead ones, side effects,
@@ -1331,15 +1367,14 @@ static bool skip(const S *s, const HloInstr *ins)
 {
 	if (ins->parent != s->c || !ins->shape || ins->nops == 0 ||
 	    (ins->nusers == 0 && s->c->root != ins) || /* dead: dce's */
-	    !shape_is_array(ins->shape) || shape_is_dynamic(ins->shape))
+	    !shape_is_static_array(ins->shape))
 		return true;
 	int ar = hlo_opcode_arity(ins->op);
 	if (ar >= 0 && ins->nops != ar)
 		return true;
 	for (int i = 0; i < ins->nops; i++) {
 		const HloInstr *o = ins->ops[i];
-		if (!o || !o->shape || !shape_is_array(o->shape) ||
-		    shape_is_dynamic(o->shape))
+		if (!o || !o->shape || !shape_is_static_array(o->shape))
 			return true;
 	}
 	return pass_has_side_effect(ins);
@@ -1363,6 +1398,8 @@ static void note(S *s, const char *rule, const HloInstr *ins,
 static bool rewrite(S *s, HloInstr *ins)
 {
 	bool any = false;
+	if (!rules_of(ins->op)) /* no rule to apply (a rule keeps the opcode) */
+		return false;
 	for (int k = 0; k < MAX_IN_PLACE && !skip(s, ins); k++) {
 		s->anchor = ins;
 		Rw r = simplify(s, ins);
@@ -1370,18 +1407,72 @@ static bool rewrite(S *s, HloInstr *ins)
 			return any;
 		if (r.with != ins && !shape_equal(r.with->shape, ins->shape)) {
 			drop(s, r.with); /* a rule's mistake */
+			/* it may come back each sweep (and take an id each
+			 * time): from now on every sweep looks everywhere */
+			s->every = true;
 			return any;
 		}
 		note(s, r.rule, ins, r.with);
 		any = true;
 		if (r.with != ins) {
+			for (int u = 0; u < ins->nusers; u++)
+				set_touched(s, ins->users[u]);
 			hlo_replace_all_uses(ins, r.with);
 			drop(s, ins);
 			return true;
 		}
+		set_due(s, ins);
+		set_touched(s, ins);
 	}
 	return any;
 }
+
+/* Must a sweep after the first look at x? Only when x was made or
+ * changed in place in the sweep before, or something x's rules read
+ * changed in this one: an instruction that a sweep looked at and left
+ * as it was would be left again (see simplify_comp). What changed
+ * reaches users further down through touched, as the walk goes
+ * operands first. */
+static bool must_look(S *s, const HloInstr *x)
+{
+	if (!known_id(s, x))
+		return true;
+	if (s->due[x->id] == s->sweep || s->touched[x->id] == s->sweep)
+		return true;
+	for (int i = 0; i < x->nops; i++) {
+		const HloInstr *o = x->ops[i];
+		if (o && (!known_id(s, o) || s->touched[o->id] == s->sweep)) {
+			s->touched[x->id] = s->sweep;
+			return true;
+		}
+	}
+	return false;
+}
+
+#if XR_ASAN
+/* Sanitizer builds check what must_look skips: no rule fires there. */
+static void check_settled(S *s, HloInstr *x)
+{
+	s->anchor = x;
+	if (skip(s, x))
+		return;
+	Rw r = simplify(s, x);
+	if (r.rule) {
+		fprintf(stderr, "algsimp: rule %s fires on %%%s, which the "
+				"sweep skipped\n", r.rule, x->name);
+		abort();
+	}
+}
+
+static void check_comp_settled(S *s, HloComp *c)
+{
+	HloInstr **po;
+	int n = hlo_comp_post_order(c, &po);
+	for (int i = 0; i < n; i++)
+		check_settled(s, po[i]);
+	free(po);
+}
+#endif
 
 static int cmp_added(const void *pa, const void *pb)
 {
@@ -1427,20 +1518,55 @@ static bool has_control_deps(const HloComp *c)
 	return false;
 }
 
+/* Sweeps c until one changes nothing. The first looks at every
+ * instruction; a later one only at what must_look names, and none at
+ * all when the sweep before made nothing and changed nothing in place:
+ * it would find what a full sweep finds, in the same order. Why: a
+ * sweep goes operands first, so when it looks at x everything x's rules
+ * read (its operands, theirs, ..., and instructions made in this sweep)
+ * has been looked at already in this sweep and is not changed again in
+ * it (a rewrite changes the instruction it looks at, or the operands of
+ * that one's users, which come after it). Rules read nothing else that
+ * a rewrite changes: not user lists nor positions nor names, and an
+ * instruction with no users stays without. So x, looked at and left as
+ * it was, is left again unless a later sweep changes what it reads
+ * before it gets there; rules that find nothing change nothing. */
 static int simplify_comp(S *s, HloComp *c)
 {
 	int total = 0;
 	s->c = c;
-	s->keep_dead = has_control_deps(c);
+	s->keep_dead = s->m->control_preds && has_control_deps(c);
+#if XR_ASAN
+	if (!s->m->control_preds && has_control_deps(c)) {
+		fprintf(stderr, "algsimp: control-predecessors in a module "
+				"not marked control_preds\n");
+		abort();
+	}
+#endif
 	for (int round = 0; round < MAX_ROUNDS && !s->oom; round++) {
+		s->sweep++;
+		if (round > 0 && !s->every && !s->ndue) {
+#if XR_ASAN
+			check_comp_settled(s, c);
+#endif
+			break;
+		}
+		s->ndue = 0;
 		HloInstr **po;
 		int n = hlo_comp_post_order(c, &po);
 		if (n < 0)
 			break;
 		int nold = c->n, k = 0;
 		s->nadded = 0;
-		for (int i = 0; i < n && !s->oom; i++)
+		for (int i = 0; i < n && !s->oom; i++) {
+			if (round > 0 && !s->every && !must_look(s, po[i])) {
+#if XR_ASAN
+				check_settled(s, po[i]);
+#endif
+				continue;
+			}
 			k += rewrite(s, po[i]);
+		}
 		free(po);
 		cleanup(s);
 		place_added(s, nold);
@@ -1493,6 +1619,7 @@ bool pass_algsimp(HloModule *m, PassCtx *cx)
 		return false;
 	}
 	S s = {.cx = cx, .m = m};
+	cover_ids(&s, m->next_id + 1);
 	int total = 0;
 	for (int i = 0; i < m->ncomps; i++) {
 		HloComp *c = m->comps[i];
@@ -1503,6 +1630,8 @@ bool pass_algsimp(HloModule *m, PassCtx *cx)
 	free(s.added);
 	free(s.dead);
 	free(s.stack);
+	free(s.due);
+	free(s.touched);
 	if (s.oom)
 		diag_error(cx->d, NULL, (SrcLoc){0, 0}, "out of memory");
 	return total > 0;

@@ -14,6 +14,7 @@
  * Invalidates: instruction positions and names (the later copy goes). */
 #include <stdint.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,20 +65,37 @@ static int cmp_attr(const void *a, const void *b)
  * (With two NaN operands a float add or multiply keeps the lhs NaN's
  * payload: the orders differ in payload bits only, which IEEE leaves
  * open, and XLA's CSE swaps them too.) */
+static const bool comm_op[HLO_OPCODE_COUNT] = {
+#define OP(e, s, ar, cls, fl) [e] = ((fl) & XF_COMM) != 0,
+#include "opcodes.def"
+#undef OP
+};
+
 static bool commutes(const HloInstr *ins)
 {
-	if (!(hlo_opcode_flags(ins->op) & XF_COMM) || ins->nops != 2)
+	if (ins->nops != 2 || (unsigned)ins->op >= HLO_OPCODE_COUNT ||
+	    !comm_op[ins->op])
 		return false;
 	return !((ins->op == HLO_MAXIMUM || ins->op == HLO_MINIMUM) &&
 		 ins->shape && dtype_kind(ins->shape->type) == DK_FLOAT);
 }
 
-/* Operand i of ins in key order. */
-static int op_id(const HloInstr *ins, int i)
+/* Are ins's operands in key order the other way round? */
+static bool swapped(const HloInstr *ins)
 {
-	bool swap = commutes(ins) && ins->ops[0]->id > ins->ops[1]->id;
+	return commutes(ins) && ins->ops[0]->id > ins->ops[1]->id;
+}
+
+/* Operand i of ins in key order (swap: swapped(ins)). */
+static int op_id_as(const HloInstr *ins, int i, bool swap)
+{
 	const HloInstr *o = ins->ops[swap ? 1 - i : i];
 	return o ? o->id : -1;
+}
+
+static int op_id(const HloInstr *ins, int i)
+{
+	return op_id_as(ins, i, swapped(ins));
 }
 
 /* "op/async shape (ids) attrs": operand ids in key order (op_id). */
@@ -243,14 +261,22 @@ typedef struct {
 	size_t cap, n;
 } SigTable;
 
+/* One word into a signature's hash (a word at a time: the hash only
+ * places entries, sig_equal decides). */
+static uint64_t sig_mix(uint64_t h, uint64_t x)
+{
+	h = (h ^ x) * 0x9e3779b97f4a7c15u;
+	return h ^ h >> 29;
+}
+
 static uint64_t sig_hash(const HloInstr *ins)
 {
-	int v[3] = {(int)ins->op, (int)ins->async_wrapped, ins->nops};
-	uint64_t h = fnv(1469598103934665603ull, v, sizeof v);
-	for (int i = 0; i < ins->nops; i++) {
-		int id = op_id(ins, i);
-		h = fnv(h, &id, sizeof id);
-	}
+	uint64_t h = sig_mix((uint64_t)(uint32_t)ins->op << 32 |
+				     (uint32_t)ins->async_wrapped,
+			     (uint64_t)(uint32_t)ins->nops);
+	bool swap = swapped(ins);
+	for (int i = 0; i < ins->nops; i++)
+		h = sig_mix(h, (uint64_t)(uint32_t)op_id_as(ins, i, swap));
 	return h;
 }
 
@@ -259,8 +285,9 @@ static bool sig_equal(const HloInstr *a, const HloInstr *b)
 	if (a->op != b->op || a->async_wrapped != b->async_wrapped ||
 	    a->nops != b->nops)
 		return false;
+	bool sa = swapped(a), sb = swapped(b);
 	for (int i = 0; i < a->nops; i++)
-		if (op_id(a, i) != op_id(b, i))
+		if (op_id_as(a, i, sa) != op_id_as(b, i, sb))
 			return false;
 	return true;
 }
@@ -305,12 +332,113 @@ static HloInstr *key_lookup_or_add(Table *t, StrBuf *b, HloInstr *ins)
 	return key ? lookup_or_add(t, key, h, ins) : NULL;
 }
 
+/* ---- keys compared without printing --------------------------------
+ * Two instructions of one signature have equal keys when their shapes
+ * print alike and so do their attributes other than metadata: the rest
+ * of a key is the signature's. Those are compared field by field first
+ * (the common case is a copy that differs in name and position only);
+ * the test is sufficient, not necessary: when it says no, the printed
+ * keys decide as before. */
+
+/* print_attr_value writes the same for a and b, and the names are the
+ * same (keep this alike with print.c's attr_value). */
+static bool attr_prints_same(const HloAttr *a, const HloAttr *b)
+{
+	if (a->key != b->key || strcmp(a->name, b->name))
+		return false;
+	switch (hlo_attr_kind(a->key)) {
+	case AV_INT:
+		return a->u.i == b->u.i;
+	case AV_BOOL:
+		return a->u.b == b->u.b;
+	case AV_FLOAT:
+		return !memcmp(&a->u.f, &b->u.f, sizeof a->u.f);
+	case AV_INTS:
+		return a->u.ints.n == b->u.ints.n &&
+		       (a->u.ints.n <= 0 ||
+			(a->u.ints.v && b->u.ints.v &&
+			 !memcmp(a->u.ints.v, b->u.ints.v,
+				 sizeof *a->u.ints.v * (size_t)a->u.ints.n)));
+	case AV_COMP:
+	case AV_COMPS:
+		if (a->u.comps.n != b->u.comps.n)
+			return false;
+		for (int i = 0; i < a->u.comps.n; i++)
+			if (a->u.comps.v[i] != b->u.comps.v[i])
+				return false;
+		return true;
+	case AV_RAW:
+	case AV_ENUM:
+	case AV_STRING:
+		return a->u.s && b->u.s && !strcmp(a->u.s, b->u.s);
+	default:
+		return false; /* not known: the printed keys decide */
+	}
+}
+
+static bool is_metadata(const HloAttr *a)
+{
+	return !strcmp(a->name, "metadata");
+}
+
+/* put_key writes the same key for a and b, of one signature (false:
+ * not known). The attributes other than metadata are alike in the
+ * same order, so put_key's sort puts them in the same order too. */
+static bool key_same(const HloInstr *a, const HloInstr *b)
+{
+	if (!a->shape || !b->shape ||
+	    !shape_print_same(a->shape, b->shape, true))
+		return false;
+	int i = 0, j = 0, n = 0;
+	for (;; i++, j++, n++) {
+		while (i < a->nattrs && is_metadata(&a->attrs[i]))
+			i++;
+		while (j < b->nattrs && is_metadata(&b->attrs[j]))
+			j++;
+		if (i == a->nattrs || j == b->nattrs)
+			return i == a->nattrs && j == b->nattrs;
+		/* put_key keeps the first 64 */
+		if (n == 64 || !attr_prints_same(&a->attrs[i], &b->attrs[j]))
+			return false;
+	}
+}
+
+#if XR_ASAN
+/* Sanitizer builds print the two keys key_same found equal. */
+static void check_key_same(const HloInstr *a, const HloInstr *b)
+{
+	StrBuf x, y;
+	sb_init(&x);
+	sb_init(&y);
+	put_key(&x, a);
+	put_key(&y, b);
+	if (!x.oom && !y.oom && strcmp(sb_str(&x), sb_str(&y))) {
+		fprintf(stderr, "cse: key_same, but the keys differ:\n%s\n%s\n",
+			sb_str(&x), sb_str(&y));
+		abort();
+	}
+	sb_free(&x);
+	sb_free(&y);
+}
+#endif
+
 /* The earlier instruction ins is merged into, or NULL. */
 static HloInstr *find_same(SigTable *sigs, Table *t, StrBuf *b, HloInstr *ins)
 {
 	Sig *sg = sig_lookup_or_add(sigs, ins);
 	if (!sg)
 		return NULL; /* a new signature: no earlier key can match */
+	/* A copy of the first of its signature: the lookup below would
+	 * find that one (the first of its key), keyed or not; then its key
+	 * can wait, as nothing else has yet been looked up against it. */
+	if (key_same(sg->ins, ins) &&
+	    (ins->op != HLO_CONSTANT ||
+	     literal_equal(sg->ins->literal, ins->literal))) {
+#if XR_ASAN
+		check_key_same(sg->ins, ins);
+#endif
+		return sg->ins;
+	}
 	if (!sg->keyed) {
 		/* The first of its signature: its key matches nothing yet. */
 		key_lookup_or_add(t, b, sg->ins);

@@ -333,31 +333,61 @@ void pass_compact(HloComp *c)
 	c->n = k;
 }
 
+/* Opcodes with side effects, and attribute keys whose values are
+ * computations, from the one opcode and attribute tables: the check
+ * below runs for nearly every instruction of several passes. */
+static const bool side_op[HLO_OPCODE_COUNT] = {
+#define OP(e, s, ar, cls, fl) [e] = ((fl) & (XF_SIDE | XF_COLL | XF_ASYNC)) != 0,
+#include "opcodes.def"
+#undef OP
+};
+
+static const bool comp_key[A_COUNT] = {
+#define ATTR(e, s, k) [e] = (k) == AV_COMP || (k) == AV_COMPS,
+#include "attrs.def"
+#undef ATTR
+};
+
+static bool op_has_side_effect(HloOpcode op)
+{
+	return (unsigned)op < HLO_OPCODE_COUNT && side_op[op];
+}
+
+static bool comp_has_side_effect(const HloComp *c, int depth);
+
+/* Some computation ins calls has a side effect (looking depth levels
+ * down at most); the computations in hlo_instr_called_at's order. */
+static bool calls_side_effect(const HloInstr *ins, int depth)
+{
+	for (int i = 0; i < ins->nattrs; i++) {
+		const HloAttr *at = &ins->attrs[i];
+		if ((unsigned)at->key >= A_COUNT || !comp_key[at->key])
+			continue;
+		for (int j = 0; j < at->u.comps.n; j++)
+			if (comp_has_side_effect(at->u.comps.v[j], depth))
+				return true;
+	}
+	return false;
+}
+
 static bool comp_has_side_effect(const HloComp *c, int depth)
 {
 	for (int i = 0; i < c->n; i++) {
 		const HloInstr *ins = c->instrs[i];
-		unsigned fl = hlo_opcode_flags(ins->op);
-		if (fl & (XF_SIDE | XF_COLL | XF_ASYNC))
+		if (op_has_side_effect(ins->op))
 			return true;
-		if (depth < 64)
-			for (int j = 0; j < hlo_instr_ncalled(ins); j++)
-				if (comp_has_side_effect(
-					    hlo_instr_called_at(ins, j),
-					    depth + 1))
-					return true;
+		if (depth < 64 && ins->nattrs &&
+		    calls_side_effect(ins, depth + 1))
+			return true;
 	}
 	return false;
 }
 
 bool pass_has_side_effect(const HloInstr *ins)
 {
-	if (hlo_opcode_flags(ins->op) & (XF_SIDE | XF_COLL | XF_ASYNC))
+	if (op_has_side_effect(ins->op))
 		return true;
-	for (int j = 0; j < hlo_instr_ncalled(ins); j++)
-		if (comp_has_side_effect(hlo_instr_called_at(ins, j), 0))
-			return true;
-	return false;
+	return ins->nattrs && calls_side_effect(ins, 0);
 }
 
 /* ---- kernels and pass_apply --------------------------------------------- */

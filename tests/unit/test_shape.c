@@ -520,6 +520,53 @@ static void layout_valid_checks(void **st)
 	assert_true(layout_valid(&z, 0));
 }
 
+/* shape_print_same(a, b) holds exactly when the two print alike (cse
+ * merges on it without printing): every pair of a list of shapes, with
+ * and without layouts, each parsed on its own. */
+static void print_same_matches_text(void **st)
+{
+	Fx *fx = *st;
+	static const char *const texts[] = {
+		"f32[]", "s32[]", "f32[2,3]{1,0}", "f32[2,3]{0,1}", "f32[3,2]{1,0}",
+		"f32[2,3]", "f32[<=4,3]{1,0}", "f32[4,3]{1,0}", "f32[?,3]{1,0}",
+		"f32[<=5,3]{1,0}", "f32[2,3]{1,0:T(8,128)}",
+		"f32[2,3]{1,0:T(8,128)S(1)}", "f32[]{:S(1)}", "f32[]{:S(2)}",
+		"(f32[], s32[2]{0})", "(f32[], s32[2]{0}, pred[])", "()",
+		"(f32[2,3]{1,0})", "(f32[2,3]{0,1})", "b(f32[2]{0})", "f32[2]{0}",
+		"token[]",
+	};
+	enum { N = sizeof texts / sizeof *texts };
+	for (int wl = 0; wl < 2; wl++)
+		for (int i = 0; i < N; i++)
+			for (int j = 0; j < N; j++) {
+				Shape *a = parse_ok(fx, texts[i]);
+				Shape *b = parse_ok(fx, texts[j]);
+				char pa[4096];
+				snprintf(pa, sizeof pa, "%s", print(a, wl));
+				bool same = !strcmp(pa, print(b, wl));
+				if (shape_print_same(a, b, wl) != same)
+					fail_msg("'%s' and '%s' (layouts %d): "
+						 "shape_print_same %d, texts "
+						 "equal %d", texts[i], texts[j],
+						 wl, !same, same);
+			}
+}
+
+/* shape_is_static_array: shape_is_array and not shape_is_dynamic. */
+static void static_array(void **st)
+{
+	Fx *fx = *st;
+	static const char *const texts[] = {
+		"f32[]", "f32[2,3]", "f32[<=4,3]", "f32[?]", "(f32[])", "token[]",
+		"(f32[?])",
+	};
+	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+		Shape *s = parse_ok(fx, texts[i]);
+		assert_int_equal(shape_is_static_array(s),
+				 shape_is_array(s) && !shape_is_dynamic(s));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -547,6 +594,8 @@ int main(void)
 		cmocka_unit_test(clone_is_deep),
 		cmocka_unit_test(constructors),
 		cmocka_unit_test(layout_valid_checks),
+		cmocka_unit_test(print_same_matches_text),
+		cmocka_unit_test(static_array),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
