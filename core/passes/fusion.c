@@ -33,34 +33,65 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The rules by place in the table: decide names them so, which costs
+ * less than finding a name (fz_rule). */
+enum {
+	R_FUSED_LOOP,
+	R_FUSED_INTO_REDUCE,
+	R_REDUCE_EPILOGUE,
+	R_DOT_EPILOGUE,
+	R_FUSED_DUPLICATED,
+	R_SIBLING,
+	R_PRODUCER_CONSUMER_MULTI_OUTPUT,
+	R_FUSION_OFF,
+	R_CONSUMER_NOT_FUSIBLE,
+	R_PRODUCER_NOT_FUSIBLE,
+	R_CONSUMER_IS_BITCAST,
+	R_INTO_LIBRARY_CALL,
+	R_BOTH_REDUCE,
+	R_BOTH_HERO,
+	R_NOT_AN_EPILOGUE,
+	R_EXPENSIVE_DUPLICATED,
+	R_DUPLICATION_COSTS_BYTES,
+	R_TOO_MANY_OPERANDS,
+	R_TOO_LARGE,
+	R_MOF_CYCLE,
+	R_MOF_SHAPES,
+	R_MOF_NOT_FUSIBLE,
+	R_NOT_PRODUCER_CONSUMER,
+	R_DIFFERENT_COMPUTATIONS,
+	R_NOT_FUSED_HERE,
+	R_SAME_FUSION,
+};
+
 /* clang-format off */
 static const FusionRule rules[] = {
-	{"fused-loop", "an elementwise or data-movement producer joins its consumer's loop (kLoop)"},
-	{"fused-into-reduce", "a producer joins the input of a reduction (kInput)"},
-	{"reduce-epilogue", "an elementwise op of the reduction's result shape joins it as an epilogue (kInput)"},
-	{"dot-epilogue", "an elementwise op of the dot/convolution's result shape joins it as an epilogue (kOutput)"},
-	{"fused-duplicated", "a cheap producer is copied into this consumer; its other users keep it"},
-	{"sibling", "two kernels that read the same array become one multi-output kernel that reads it once"},
-	{"producer-consumer-multi-output", "a producer with several users joins one consumer and stays an extra output for the others"},
-	{"fusion-off", "fusion is switched off ('set fusion off')"},
-	{"consumer-not-fusible", "the consumer cannot be part of a fusion (parameter, tuple, control flow, custom-call, side effects, ...)"},
-	{"producer-not-fusible", "the producer cannot be part of a fusion"},
-	{"consumer-is-bitcast", "not fusing into a single bitcast as consumer (a bitcast launches nothing)"},
-	{"into-library-call", "a dot/convolution's operands are not fused: it runs as a library call that reads its operands from memory"},
-	{"both-reduce", "both the producer and the consumer contain a reduce"},
-	{"both-hero", "both the producer and the consumer contain a dot, convolution or reduce"},
-	{"not-an-epilogue", "fusing into the output of a reduce/dot needs an elementwise consumer of the same shape; otherwise it would create a loop fusion that recomputes the hero"},
-	{"expensive-duplicated", "the producer is expensive and would be duplicated into several kernels"},
-	{"duplication-costs-bytes", "the producer has users outside the fusion and duplicating it reads more bytes than it saves"},
-	{"too-many-operands", "the fusion would exceed the operand budget"},
-	{"too-large", "the fusion would exceed the instruction budget"},
-	{"mof-cycle", "multi-output fusion creates a cycle"},
-	{"mof-shapes", "different loop shapes: one kernel cannot iterate over both"},
-	{"mof-not-fusible", "one of the two cannot be part of a multi-output fusion"},
-	{"not-producer-consumer", "fusion only joins a producer with an instruction that uses it"},
-	{"different-computations", "the two are in different computations"},
-	{"not-fused-here", "fusion does not run in this computation (a reducer, comparator or fused computation)"},
-	{"same-fusion", "both are already in the same fusion"},
+	[R_FUSED_LOOP] = {"fused-loop", "an elementwise or data-movement producer joins its consumer's loop (kLoop)"},
+	[R_FUSED_INTO_REDUCE] = {"fused-into-reduce", "a producer joins the input of a reduction (kInput)"},
+	[R_REDUCE_EPILOGUE] = {"reduce-epilogue", "an elementwise op of the reduction's result shape joins it as an epilogue (kInput)"},
+	[R_DOT_EPILOGUE] = {"dot-epilogue", "an elementwise op of the dot/convolution's result shape joins it as an epilogue (kOutput)"},
+	[R_FUSED_DUPLICATED] = {"fused-duplicated", "a cheap producer is copied into this consumer; its other users keep it"},
+	[R_SIBLING] = {"sibling", "two kernels that read the same array become one multi-output kernel that reads it once"},
+	[R_PRODUCER_CONSUMER_MULTI_OUTPUT] = {"producer-consumer-multi-output", "a producer with several users joins one consumer and stays an extra output for the others"},
+	[R_FUSION_OFF] = {"fusion-off", "fusion is switched off ('set fusion off')"},
+	[R_CONSUMER_NOT_FUSIBLE] = {"consumer-not-fusible", "the consumer cannot be part of a fusion (parameter, tuple, control flow, custom-call, side effects, ...)"},
+	[R_PRODUCER_NOT_FUSIBLE] = {"producer-not-fusible", "the producer cannot be part of a fusion"},
+	[R_CONSUMER_IS_BITCAST] = {"consumer-is-bitcast", "not fusing into a single bitcast as consumer (a bitcast launches nothing)"},
+	[R_INTO_LIBRARY_CALL] = {"into-library-call", "a dot/convolution's operands are not fused: it runs as a library call that reads its operands from memory"},
+	[R_BOTH_REDUCE] = {"both-reduce", "both the producer and the consumer contain a reduce"},
+	[R_BOTH_HERO] = {"both-hero", "both the producer and the consumer contain a dot, convolution or reduce"},
+	[R_NOT_AN_EPILOGUE] = {"not-an-epilogue", "fusing into the output of a reduce/dot needs an elementwise consumer of the same shape; otherwise it would create a loop fusion that recomputes the hero"},
+	[R_EXPENSIVE_DUPLICATED] = {"expensive-duplicated", "the producer is expensive and would be duplicated into several kernels"},
+	[R_DUPLICATION_COSTS_BYTES] = {"duplication-costs-bytes", "the producer has users outside the fusion and duplicating it reads more bytes than it saves"},
+	[R_TOO_MANY_OPERANDS] = {"too-many-operands", "the fusion would exceed the operand budget"},
+	[R_TOO_LARGE] = {"too-large", "the fusion would exceed the instruction budget"},
+	[R_MOF_CYCLE] = {"mof-cycle", "multi-output fusion creates a cycle"},
+	[R_MOF_SHAPES] = {"mof-shapes", "different loop shapes: one kernel cannot iterate over both"},
+	[R_MOF_NOT_FUSIBLE] = {"mof-not-fusible", "one of the two cannot be part of a multi-output fusion"},
+	[R_NOT_PRODUCER_CONSUMER] = {"not-producer-consumer", "fusion only joins a producer with an instruction that uses it"},
+	[R_DIFFERENT_COMPUTATIONS] = {"different-computations", "the two are in different computations"},
+	[R_NOT_FUSED_HERE] = {"not-fused-here", "fusion does not run in this computation (a reducer, comparator or fused computation)"},
+	[R_SAME_FUSION] = {"same-fusion", "both are already in the same fusion"},
 };
 /* clang-format on */
 
@@ -458,18 +489,20 @@ bool fz_first_time(const HloInstr *o, unsigned mk)
 /* A kernel on its own: not parameter, constant, tuple, gte or bitcast. */
 bool fz_is_kernel(const HloInstr *x) { return hlo_launches_kernel(x->op); }
 
-/* The instructions inside consumer c that read producer p: c itself, or
- * the users of c's fused parameters fed by p. */
-static int inner_users(const HloInstr *p, const HloInstr *c,
-		       const HloInstr **out, int max)
+/* The instructions inside consumer c (fc its fused computation, or
+ * NULL) that read producer p: c itself, or the users of c's fused
+ * parameters fed by p. p is c's operand at from and at none before it;
+ * once: at none after it either (so only one parameter is looked at). */
+static int inner_users_at(const HloInstr *p, const HloInstr *c,
+			  const HloComp *fc, int from, bool once,
+			  const HloInstr **out, int max)
 {
-	HloComp *fc = fz_fused_comp(c);
 	if (!fc) {
 		out[0] = c;
 		return 1;
 	}
-	int k = 0;
-	for (int i = 0; i < c->nops; i++) {
+	int k = 0, end = once && from < c->nops ? from + 1 : c->nops;
+	for (int i = from; i < end; i++) {
 		if (c->ops[i] != p)
 			continue;
 		HloInstr *par = hlo_comp_param(fc, i);
@@ -489,7 +522,38 @@ static int inner_users(const HloInstr *p, const HloInstr *c,
 	return k;
 }
 
+static int inner_users(const HloInstr *p, const HloInstr *c,
+		       const HloInstr **out, int max)
+{
+	return inner_users_at(p, c, fz_fused_comp(c), 0, false, out, max);
+}
+
 /* ---- deciding one pair -------------------------------------------------- */
+
+/* Packs string a into v's args at o; returns where the next one goes. */
+static size_t pack_str(Verdict *v, size_t o, const char *a)
+{
+	size_t cap = sizeof v->args;
+	if (o < cap) {
+		size_t n = strlen(a);
+		if (n > cap - 1 - o)
+			n = cap - 1 - o; /* past what is shown */
+		memcpy(v->args + o, a, n);
+		v->args[o + n] = 0;
+		o += n + 1;
+	}
+	return o;
+}
+
+/* Packs number x (%d and %lld alike) into v's args at o. */
+static size_t pack_num(Verdict *v, size_t o, long long x)
+{
+	if (o + sizeof x <= sizeof v->args) {
+		memcpy(v->args + o, &x, sizeof x);
+		o += sizeof x;
+	}
+	return o;
+}
 
 /* The sentences are packed, not printed: a pass says tens of thousands
  * of them and few are read (`fusions`, `why`). */
@@ -498,33 +562,75 @@ bool fz_say(Verdict *v, bool fused, const char *r, const char *fmt, ...)
 	v->fused = fused;
 	v->rule = fz_rule(r);
 	v->fmt = fmt;
-	size_t o = 0, cap = sizeof v->args;
+	size_t o = 0;
 	va_list ap;
 	va_start(ap, fmt);
 	for (const char *p = strchr(fmt, '%'); p; p = strchr(p, '%')) {
 		if (p[1] == 's') {
-			const char *a = va_arg(ap, const char *);
-			size_t n = strlen(a);
-			if (o < cap) {
-				if (n > cap - 1 - o)
-					n = cap - 1 - o; /* past what is shown */
-				memcpy(v->args + o, a, n);
-				v->args[o + n] = 0;
-				o += n + 1;
-			}
+			o = pack_str(v, o, va_arg(ap, const char *));
 			p += 2;
 		} else if (p[1] == 'd' || !strncmp(p + 1, "lld", 3)) {
 			long long x = p[1] == 'd' ? va_arg(ap, int)
 						  : va_arg(ap, long long);
-			if (o + sizeof x <= cap) {
-				memcpy(v->args + o, &x, sizeof x);
-				o += sizeof x;
-			}
+			o = pack_num(v, o, x);
 			p += p[1] == 'd' ? 2 : 4;
 		} else {
 			p += p[1] == '%' ? 2 : 1;
 		}
 	}
+	va_end(ap);
+	v->nargs = (int)o;
+	return fused;
+}
+
+#if XR_ASAN
+/* Does layout spell fmt's conversions (say)? */
+static void check_layout(const char *fmt, const char *layout)
+{
+	const char *l = layout;
+	bool ok = true;
+	for (const char *p = strchr(fmt, '%'); p && ok; p = strchr(p, '%')) {
+		char t = p[1] == 's'   ? 's'
+			 : p[1] == 'd' ? 'd'
+			 : !strncmp(p + 1, "lld", 3) ? 'l'
+						      : 0;
+		p += t == 'l' ? 4 : t || p[1] == '%' ? 2 : 1;
+		if (t)
+			ok = *l && *l++ == t;
+	}
+	if (!ok || *l) {
+		fprintf(stderr, "say: layout \"%s\" is not that of \"%s\"\n",
+			layout, fmt);
+		abort();
+	}
+}
+#endif
+
+/* fz_say for decide, which says a sentence for every decision: the rule
+ * by its place in the table, and fmt's conversions spelled out in
+ * layout, one letter each ('s' %s, 'd' %d, 'l' %lld), so that no format
+ * is searched (sanitizer builds check the layout against the format). */
+static bool say(Verdict *v, bool fused, int rule, const char *layout,
+		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static bool say(Verdict *v, bool fused, int rule, const char *layout,
+		const char *fmt, ...)
+{
+#if XR_ASAN
+	check_layout(fmt, layout);
+#endif
+	v->fused = fused;
+	v->rule = rules[rule].name;
+	v->fmt = fmt;
+	size_t o = 0;
+	va_list ap;
+	va_start(ap, fmt);
+	for (const char *l = layout; *l; l++)
+		if (*l == 's')
+			o = pack_str(v, o, va_arg(ap, const char *));
+		else
+			o = pack_num(v, o,
+				     *l == 'd' ? va_arg(ap, int)
+					       : va_arg(ap, long long));
 	va_end(ap);
 	v->nargs = (int)o;
 	return fused;
@@ -663,8 +769,68 @@ void fz_shape_text(char *buf, size_t cap, const Shape *s)
 	sb_free(&b);
 }
 
-/* What fusing p into c (c uses p) does to the bytes moved, from one walk
- * over each one's operands. */
+/* What decide asks of consumer c, worked out once while c stays as it is:
+ * a sweep offers c its operands one after another (fuse_consumer), and
+ * each decision walked all of c's operands again. */
+typedef struct Consumer {
+	const HloInstr *c;
+	HloComp *fc;     /* c's fused computation, or NULL */
+	const char *why; /* fz_unfusible(c) */
+	bool grouped;    /* g is fz_group(c) */
+	Group g;
+	/* c's operands, walked once (consumer_walk): each has mark, as
+	 * long as the module's mark generation is still mark (nothing has
+	 * marked an instruction since); nd are distinct; io counts their
+	 * bytes and c's result's; repeats: one is there twice. */
+	unsigned mark; /* 0: not walked */
+	int nd;
+	int64_t io;
+	bool repeats;
+} Consumer;
+
+/* k for consumer c as it is now: again after c changes. */
+static void consumer_init(Consumer *k, GroupCache *gc, const HloInstr *c)
+{
+	*k = (Consumer){.c = c, .fc = fz_fused_comp(c),
+			.why = fz_unfusible(gc, c)};
+}
+
+static void consumer_walk(Consumer *k)
+{
+	const HloInstr *c = k->c;
+	if (k->mark && k->mark == c->parent->module->mark_gen)
+		return;
+	unsigned mk = fz_fresh_mark(c);
+	int nd = 0;
+	int64_t io = fz_bytes_of(c);
+	bool repeats = false;
+	for (int i = 0; i < c->nops; i++) {
+		const HloInstr *o = c->ops[i];
+		if (!o)
+			continue;
+		if (fz_first_time(o, mk)) {
+			nd++;
+			io += fz_bytes_of(o);
+		} else {
+			repeats = true;
+		}
+	}
+	k->mark = mk;
+	k->nd = nd;
+	k->io = io;
+	k->repeats = repeats;
+}
+
+static const Group *consumer_group(GroupCache *gc, Consumer *k)
+{
+	if (!k->grouped) {
+		k->g = fz_group(gc, k->c);
+		k->grouped = true;
+	}
+	return &k->g;
+}
+
+/* What fusing p into c (c uses p) does to the bytes moved. */
 typedef struct PairBytes {
 	int nops;          /* distinct operands of the fusion it makes */
 	int64_t merged;    /* that kernel's bytes: those read, c's written */
@@ -680,8 +846,49 @@ typedef struct PairBytes {
 
 /* p's reads are counted as the cost model counts them
  * (cost_operand_bytes): a slice, dynamic-slice or gather reads what it
- * returns of its operand, a fusion what its computation reads. */
-static PairBytes pair_bytes(const HloInstr *p, const HloInstr *c)
+ * returns of its operand, a fusion what its computation reads. c's come
+ * from the walk of its operands (consumer_walk), which marked them. */
+static PairBytes pair_bytes(const HloInstr *p, Consumer *k)
+{
+	PairBytes r = {0};
+	consumer_walk(k);
+	unsigned mk = k->mark;
+	int64_t pb = fz_bytes_of(p);
+	/* c's reads of its other operands are the same before and after:
+	 * they cancel out of saved (the whole operand will do) */
+	bool p_in_c = p->mark == mk;
+	int64_t io_c = k->io; /* c's operands and result */
+	r.nops = k->nd - p_in_c;
+	r.merged = io_c - (p_in_c ? pb : 0); /* p's value is inside now */
+	int64_t io_p = pb, n = shape_elements(p->shape);
+	for (int i = 0; i < p->nops; i++) {
+		const HloInstr *o = p->ops[i];
+		if (!o)
+			continue;
+		int64_t read = cost_operand_bytes(p, i);
+		bool again = fz_among(p->ops, i, o);
+		if (!again)
+			io_p += read;
+		if (again || o == p || o->mark == mk)
+			continue; /* read by c already, or p's own repeat */
+		r.nops++;
+		r.merged += read;
+		if (o->op != HLO_BROADCAST && o->op != HLO_IOTA &&
+		    o->op != HLO_CONSTANT && shape_elements(o->shape) >= n)
+			r.dup_reads += read;
+	}
+	bool kernel = fz_is_kernel(p),
+	     kept = (p->nusers > 1 || p->parent->root == p) && kernel;
+	int64_t own = kernel ? io_p : 0;
+	r.saved = io_c + own - (r.merged + (kept ? own : 0));
+	return r;
+}
+
+/* pair_bytes without a Consumer, from one walk over each one's
+ * operands with a mark of its own (fusion_judge: as it always has, so
+ * `why` says what it said; in a module fresh from the verifier, marks
+ * may hold indices a new mark can equal). */
+static PairBytes pair_bytes_once(const HloInstr *p, const HloInstr *c)
 {
 	PairBytes r = {0};
 	unsigned mk = fz_fresh_mark(c);
@@ -693,9 +900,6 @@ static PairBytes pair_bytes(const HloInstr *p, const HloInstr *c)
 		if (!o)
 			continue;
 		p_in_c |= o == p;
-		/* c's reads of its other operands are the same before and
-		 * after: they cancel out of saved (the whole operand will
-		 * do) */
 		if (fz_first_time(o, mk)) {
 			r.nops++;
 			io_c += fz_bytes_of(o);
@@ -726,6 +930,59 @@ static PairBytes pair_bytes(const HloInstr *p, const HloInstr *c)
 	r.saved = io_c + own - (r.merged + (kept ? own : 0));
 	return r;
 }
+
+#if XR_ASAN
+/* pair_bytes the slow way, without marks: in the pass (whose walks
+ * leave marks that are generations, fuse_comp) the consumer's marks must
+ * still be there. */
+static void check_pair_bytes(const HloInstr *p, const HloInstr *c,
+			     PairBytes got)
+{
+	PairBytes r = {0};
+	int64_t io_c = fz_bytes_of(c), pb = fz_bytes_of(p);
+	bool p_in_c = false;
+	for (int i = 0; i < c->nops; i++) {
+		const HloInstr *o = c->ops[i];
+		if (!o)
+			continue;
+		p_in_c |= o == p;
+		if (o != p && !fz_among(c->ops, i, o)) {
+			r.nops++;
+			io_c += fz_bytes_of(o);
+		}
+	}
+	r.merged = io_c;
+	if (p_in_c)
+		io_c += pb;
+	int64_t io_p = pb, n = shape_elements(p->shape);
+	for (int i = 0; i < p->nops; i++) {
+		const HloInstr *o = p->ops[i];
+		if (!o)
+			continue;
+		int64_t read = cost_operand_bytes(p, i);
+		if (fz_among(p->ops, i, o))
+			continue;
+		io_p += read;
+		if (o == p || fz_among(c->ops, c->nops, o))
+			continue;
+		r.nops++;
+		r.merged += read;
+		if (o->op != HLO_BROADCAST && o->op != HLO_IOTA &&
+		    o->op != HLO_CONSTANT && shape_elements(o->shape) >= n)
+			r.dup_reads += read;
+	}
+	bool kernel = fz_is_kernel(p),
+	     kept = (p->nusers > 1 || p->parent->root == p) && kernel;
+	int64_t own = kernel ? io_p : 0;
+	r.saved = io_c + own - (r.merged + (kept ? own : 0));
+	if (r.nops != got.nops || r.merged != got.merged ||
+	    r.saved != got.saved || r.dup_reads != got.dup_reads) {
+		fprintf(stderr, "pair_bytes: %s into %s is not what a walk "
+				"finds\n", p->name, c->name);
+		abort();
+	}
+}
+#endif
 
 /* Does every one of in[0..n) (instructions of one fused computation)
  * read the result of a reduce there, directly or through others: is
@@ -760,50 +1017,102 @@ static bool reads_a_reduce(const HloInstr *const *in, int n)
 	return all;
 }
 
-/* cwhy is fz_unfusible(gcache, c), which the caller keeps while c stays
- * as it is (a sweep over c's operands asks it once). */
-static bool decide(GroupCache *gcache, const HloInstr *p, const HloInstr *c,
-		   const char *cwhy, bool off, Verdict *v)
+/* fz_unfusible(p), and fz_group(p) when that is NULL, through gc's
+ * producer cache (own when there is none to use). */
+static const struct ProducerSeen *producer(GroupCache *gc, const HloInstr *p,
+					   struct ProducerSeen *own)
+{
+	if (!gc || p->op == HLO_FUSION) {
+		own->why = fz_unfusible(gc, p);
+		if (!own->why)
+			own->g = fz_group(gc, p);
+		return own;
+	}
+	struct ProducerSeen *e =
+		&gc->prod[((uintptr_t)p >> 4) % PRODUCER_CACHE];
+	if (e->x != p || e->id != p->id) {
+		e->x = p;
+		e->id = p->id;
+		e->why = fz_unfusible(gc, p);
+		if (!e->why)
+			e->g = fz_group_of(p);
+	}
+#if XR_ASAN
+	const char *why = fz_unfusible(gc, p);
+	Group g = why ? e->g : fz_group_of(p);
+	if (why != e->why || g.ninstrs != e->g.ninstrs ||
+	    g.nparams != e->g.nparams || g.nreduce != e->g.nreduce ||
+	    g.ndot != e->g.ndot || g.costly != e->g.costly ||
+	    g.elementwise != e->g.elementwise || g.not_ew != e->g.not_ew) {
+		fprintf(stderr, "producer: %s is not what it was\n", p->name);
+		abort();
+	}
+#endif
+	return e;
+}
+
+/* Decides producer p (c's operand at index at, and at none before) into
+ * consumer k->c. Without gcache (fusion_judge) nothing is kept: no walk
+ * of k->c's operands (see pair_bytes_once). */
+static bool decide(GroupCache *gcache, const HloInstr *p, Consumer *k,
+		   int at, bool off, Verdict *v)
 {
 	fz_verdict_clear(v);
+	const HloInstr *c = k->c;
 	char b1[64], b2[64];
-	const char *why;
-	if (cwhy)
-		return fz_say(v, false, "consumer-not-fusible",
-			      "the consumer is not fusible: it is %s", cwhy);
-	if ((why = fz_unfusible(gcache, p)))
-		return fz_say(v, false, "producer-not-fusible",
-			      "the producer is not fusible: it is %s", why);
+	/* the readers inside c, for fz_record_pair whatever the verdict
+	 * (the walk tells whether p is at one index only) */
+	const HloInstr **in = v->in;
+	if (k->fc && gcache)
+		consumer_walk(k);
+	int nin = v->nin = inner_users_at(p, c, k->fc, at,
+					  gcache && !k->repeats, in, 16);
+#if XR_ASAN
+	const HloInstr *all[16];
+	if (inner_users(p, c, all, 16) != nin ||
+	    memcmp(all, in, sizeof *in * (size_t)nin)) {
+		fprintf(stderr, "decide: the readers of %s in %s are not what "
+				"a scan finds\n", p->name, c->name);
+		abort();
+	}
+#endif
+	if (k->why)
+		return say(v, false, R_CONSUMER_NOT_FUSIBLE, "s",
+			   "the consumer is not fusible: it is %s", k->why);
+	struct ProducerSeen own;
+	const struct ProducerSeen *ps = producer(gcache, p, &own);
+	if (ps->why)
+		return say(v, false, R_PRODUCER_NOT_FUSIBLE, "s",
+			   "the producer is not fusible: it is %s", ps->why);
 	/* From here on fusing is possible: what it would save counts. */
-	PairBytes pb = pair_bytes(p, c);
+	PairBytes pb = gcache ? pair_bytes(p, k) : pair_bytes_once(p, c);
+#if XR_ASAN
+	if (gcache)
+		check_pair_bytes(p, c, pb);
+#endif
 	int nops = pb.nops;
 	v->saved = pb.saved;
 	if (off)
-		return fz_say(
-			v, false, "fusion-off",
-			"fusion is off ('set fusion on' turns it back on)");
+		return say(v, false, R_FUSION_OFF, "",
+			   "fusion is off ('set fusion on' turns it back on)");
 	if (c->op == HLO_BITCAST)
-		return fz_say(v, false, "consumer-is-bitcast",
-			      "not fusing into a single bitcast as consumer");
-	Group gp = fz_group(gcache, p), gc = fz_group(gcache, c);
-	const HloInstr **in = v->in;
-	int nin = v->nin = inner_users(p, c, in, 16);
+		return say(v, false, R_CONSUMER_IS_BITCAST, "",
+			   "not fusing into a single bitcast as consumer");
+	const Group gp = ps->g, gc = *consumer_group(gcache, k);
 	for (int i = 0; i < nin; i++)
 		if (in[i]->op == HLO_DOT || in[i]->op == HLO_CONVOLUTION)
-			return fz_say(
-				v, false, "into-library-call",
-				"the consumer %s is a %s: its operands are "
-				"not fused (it runs as a library call)",
-				in[i]->name, hlo_opcode_name(in[i]->op));
+			return say(v, false, R_INTO_LIBRARY_CALL, "ss",
+				   "the consumer %s is a %s: its operands are "
+				   "not fused (it runs as a library call)",
+				   in[i]->name, hlo_opcode_name(in[i]->op));
 	if (gp.nreduce && gc.nreduce)
-		return fz_say(v, false, "both-reduce",
-			      "both the producer and the consumer contain a "
-			      "reduce");
+		return say(v, false, R_BOTH_REDUCE, "",
+			   "both the producer and the consumer contain a "
+			   "reduce");
 	if ((gp.nreduce || gp.ndot) && (gc.nreduce || gc.ndot))
-		return fz_say(
-			v, false, "both-hero",
-			"both the producer and the consumer contain a dot, "
-			"convolution or reduce");
+		return say(v, false, R_BOTH_HERO, "",
+			   "both the producer and the consumer contain a dot, "
+			   "convolution or reduce");
 	/* a computation's result stays where it is, fused or not: one
 	 * more reader outside */
 	bool root = p->parent && p->parent->root == p;
@@ -811,88 +1120,86 @@ static bool decide(GroupCache *gcache, const HloInstr *p, const HloInstr *c,
 	if ((gp.nreduce || gp.ndot) && !shape_same_dims(p->shape, c->shape)) {
 		fz_shape_text(b1, sizeof b1, c->shape);
 		fz_shape_text(b2, sizeof b2, p->shape);
-		return fz_say(v, false, "not-an-epilogue",
-			      "fusion into the output of a %s would create a "
-			      "loop fusion: the consumer's shape %s is not the "
-			      "result shape %s",
-			      gp.ndot ? "dot/convolution" : "reduce", b1, b2);
+		return say(v, false, R_NOT_AN_EPILOGUE, "sss",
+			   "fusion into the output of a %s would create a "
+			   "loop fusion: the consumer's shape %s is not the "
+			   "result shape %s",
+			   gp.ndot ? "dot/convolution" : "reduce", b1, b2);
 	}
 	if ((gp.nreduce || gp.ndot) && !gc.elementwise)
-		return fz_say(v, false, "not-an-epilogue",
-			      "fusion into the output of a %s would create a "
-			      "loop fusion: the consumer %s a %s, not an "
-			      "elementwise op",
-			      gp.ndot ? "dot/convolution" : "reduce",
-			      c->op == HLO_FUSION ? "holds" : "is",
-			      gc.not_ew ? gc.not_ew : hlo_opcode_name(c->op));
+		return say(v, false, R_NOT_AN_EPILOGUE, "sss",
+			   "fusion into the output of a %s would create a "
+			   "loop fusion: the consumer %s a %s, not an "
+			   "elementwise op",
+			   gp.ndot ? "dot/convolution" : "reduce",
+			   c->op == HLO_FUSION ? "holds" : "is",
+			   gc.not_ew ? gc.not_ew : hlo_opcode_name(c->op));
 	if (others > 0 && gp.costly && root)
-		return fz_say(v, false, "expensive-duplicated",
-			      "the producer is expensive (%s) and would be "
-			      "duplicated: it has %d other user%s (the "
-			      "computation's result is one)",
-			      gp.costly, others, others == 1 ? "" : "s");
+		return say(v, false, R_EXPENSIVE_DUPLICATED, "sds",
+			   "the producer is expensive (%s) and would be "
+			   "duplicated: it has %d other user%s (the "
+			   "computation's result is one)",
+			   gp.costly, others, others == 1 ? "" : "s");
 	if (others > 0 && gp.costly)
-		return fz_say(v, false, "expensive-duplicated",
-			      "the producer is expensive (%s) and would be "
-			      "duplicated: it has %d other user%s",
-			      gp.costly, others, others == 1 ? "" : "s");
+		return say(v, false, R_EXPENSIVE_DUPLICATED, "sds",
+			   "the producer is expensive (%s) and would be "
+			   "duplicated: it has %d other user%s",
+			   gp.costly, others, others == 1 ? "" : "s");
 	int64_t dup_reads = others > 0 ? pb.dup_reads : 0;
 	if (others > 0 && dup_reads > fz_bytes_of(p)) {
 		fz_human(b1, sizeof b1, dup_reads - fz_bytes_of(p));
-		return fz_say(
-			v, false, "duplication-costs-bytes",
-			"the producer has %d user%s outside the fusion and "
-			"duplication costs %s more than it saves (the copy "
-			"reads %lld bytes of operands to save reading "
-			"%lld)",
-			others, others == 1 ? "" : "s", b1,
-			(long long)dup_reads, (long long)fz_bytes_of(p));
+		return say(v, false, R_DUPLICATION_COSTS_BYTES, "dssll",
+			   "the producer has %d user%s outside the fusion and "
+			   "duplication costs %s more than it saves (the copy "
+			   "reads %lld bytes of operands to save reading "
+			   "%lld)",
+			   others, others == 1 ? "" : "s", b1,
+			   (long long)dup_reads, (long long)fz_bytes_of(p));
 	}
 	if (nops > FUSION_MAX_OPERANDS)
-		return fz_say(v, false, "too-many-operands",
-			      "fusion would exceed %d operands (%d)",
-			      FUSION_MAX_OPERANDS, nops);
+		return say(v, false, R_TOO_MANY_OPERANDS, "dd",
+			   "fusion would exceed %d operands (%d)",
+			   FUSION_MAX_OPERANDS, nops);
 	if (gp.ninstrs + gc.ninstrs > FUSION_MAX_INSTRS)
-		return fz_say(v, false, "too-large",
-			      "the fusion would exceed %d instructions (%d)",
-			      FUSION_MAX_INSTRS, gp.ninstrs + gc.ninstrs);
+		return say(v, false, R_TOO_LARGE, "dd",
+			   "the fusion would exceed %d instructions (%d)",
+			   FUSION_MAX_INSTRS, gp.ninstrs + gc.ninstrs);
 	Group both = gc;
 	both.nreduce += gp.nreduce;
 	both.ndot += gp.ndot;
 	v->kind = fz_kind_from(&both);
 	if (others > 0 && root)
-		return fz_say(v, true, "fused-duplicated",
-			      "cheap producer copied into the consumer; its %d "
-			      "other user%s keep%s it (the computation's "
-			      "result is one)",
-			      others, others == 1 ? "" : "s",
-			      others == 1 ? "s" : "");
+		return say(v, true, R_FUSED_DUPLICATED, "dss",
+			   "cheap producer copied into the consumer; its %d "
+			   "other user%s keep%s it (the computation's "
+			   "result is one)",
+			   others, others == 1 ? "" : "s",
+			   others == 1 ? "s" : "");
 	if (others > 0)
-		return fz_say(v, true, "fused-duplicated",
-			      "cheap producer copied into the consumer; its %d "
-			      "other user%s keep%s it",
-			      others, others == 1 ? "" : "s",
-			      others == 1 ? "s" : "");
+		return say(v, true, R_FUSED_DUPLICATED, "dss",
+			   "cheap producer copied into the consumer; its %d "
+			   "other user%s keep%s it",
+			   others, others == 1 ? "" : "s",
+			   others == 1 ? "s" : "");
 	if (gp.nreduce)
-		return fz_say(v, true, "reduce-epilogue",
-			      "elementwise epilogue fused into the reduction "
-			      "(kInput)");
+		return say(v, true, R_REDUCE_EPILOGUE, "",
+			   "elementwise epilogue fused into the reduction "
+			   "(kInput)");
 	if (gp.ndot)
-		return fz_say(
-			v, true, "dot-epilogue",
-			"elementwise epilogue fused into the %s (kOutput)",
-			"dot/convolution");
+		return say(v, true, R_DOT_EPILOGUE, "s",
+			   "elementwise epilogue fused into the %s (kOutput)",
+			   "dot/convolution");
 	if (gc.nreduce && c->op == HLO_FUSION && reads_a_reduce(v->in, nin))
-		return fz_say(v, true, "reduce-epilogue",
-			      "producer fused into the epilogue of the "
-			      "reduction (kInput)");
+		return say(v, true, R_REDUCE_EPILOGUE, "",
+			   "producer fused into the epilogue of the "
+			   "reduction (kInput)");
 	if (gc.nreduce)
-		return fz_say(v, true, "fused-into-reduce",
-			      "producer fused into the reduction's input "
-			      "(kInput)");
-	return fz_say(v, true, "fused-loop",
-		      "producer fused into its consumer (%s)",
-		      kind_names[v->kind]);
+		return say(v, true, R_FUSED_INTO_REDUCE, "",
+			   "producer fused into the reduction's input "
+			   "(kInput)");
+	return say(v, true, R_FUSED_LOOP, "s",
+		   "producer fused into its consumer (%s)",
+		   kind_names[v->kind]);
 }
 
 /* ---- changing the graph ------------------------------------------------- */
@@ -2246,7 +2553,8 @@ static HloInstr *fuse_consumer(Fz *z, HloInstr *c, bool off)
 	 * from the same index instead of starting over (which made a
 	 * consumer of k operands cost O(k^2) decisions per fusion). */
 	bool again = true;
-	const char *cwhy = fz_unfusible(z->groups, c); /* c as it is now */
+	Consumer k; /* c as it is now */
+	consumer_init(&k, z->groups, c);
 	while (again && !z->failed) {
 		again = false;
 		for (int i = 0; i < c->nops && !z->failed; i++) {
@@ -2254,7 +2562,7 @@ static HloInstr *fuse_consumer(Fz *z, HloInstr *c, bool off)
 			if (fz_among(c->ops, i, p))
 				continue;
 			Verdict v;
-			if (!decide(z->groups, p, c, cwhy, off, &v)) {
+			if (!decide(z->groups, p, &k, i, off, &v)) {
 				fz_record_pair(z, p, c, NULL, &v);
 				continue;
 			}
@@ -2270,7 +2578,7 @@ static HloInstr *fuse_consumer(Fz *z, HloInstr *c, bool off)
 			while (at < c->nops && c->ops[at] != p)
 				at++;
 			fuse_into(z, p, c);
-			cwhy = fz_unfusible(z->groups, c);
+			consumer_init(&k, z->groups, c);
 			z->nfused++;
 			again = true;
 			i = at - 1; /* the slot p left */
@@ -2428,7 +2736,12 @@ void fusion_judge(const HloModule *m, const HloInstr *p, const HloInstr *c,
 			       "producer with an instruction that reads it",
 			       c->name, p->name);
 	} else {
-		decide(NULL, p, c, fz_unfusible(NULL, c), fusion_off, &v);
+		Consumer k;
+		consumer_init(&k, NULL, c);
+		int at = 0;
+		while (c->ops[at] != p)
+			at++;
+		decide(NULL, p, &k, at, fusion_off, &v);
 	}
 	to_decision(out, p, c, &v);
 }

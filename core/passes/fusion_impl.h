@@ -34,7 +34,7 @@ typedef struct Group {
 /* What fz_group_of found in fused computations, while they stay as they
  * were (same instruction count and last instruction: a pass only
  * appends to them or drops from them). Direct-mapped by address. */
-enum { GROUP_CACHE = 512 };
+enum { GROUP_CACHE = 512, PRODUCER_CACHE = 1024 };
 typedef struct GroupCache {
 	struct {
 		const HloComp *fc;
@@ -42,6 +42,17 @@ typedef struct GroupCache {
 		const HloInstr *last;
 		Group g;
 	} e[GROUP_CACHE];
+	/* What fz_unfusible and fz_group_of said of producers other than
+	 * fusions, which a pass does not change (fusion.c: producer): a
+	 * producer is offered to each of its consumers, and again after
+	 * each fusion into one. Direct-mapped by address; the id tells a
+	 * later instruction at the same address apart. */
+	struct ProducerSeen {
+		const HloInstr *x;
+		int id;
+		const char *why;
+		Group g; /* when why is NULL */
+	} prod[PRODUCER_CACHE];
 	/* The instructions with control edges (a control-predecessors
 	 * list, or named in one), sorted by address; made when first
 	 * asked, in a module that has such lists (fz_unfusible). */
