@@ -1221,6 +1221,18 @@ static unsigned ptr_hash(const void *p)
 	return (unsigned)(x >> 32);
 }
 
+/* fz_touch for c not touched yet (one just made). */
+static void touch_new(Fz *z, HloComp *c)
+{
+	if (!fz_grow((void **)&z->touched, &z->cap_touched, z->ntouched + 1,
+		     sizeof *z->touched) ||
+	    !fz_index_add(&z->touched_ix, ptr_hash(c), z->ntouched)) {
+		z->failed = true;
+		return;
+	}
+	z->touched[z->ntouched++] = c;
+}
+
 void fz_touch(Fz *z, HloComp *c)
 {
 	/* the last two: a fusion touches its computation and the one it
@@ -1230,16 +1242,51 @@ void fz_touch(Fz *z, HloComp *c)
 	    (n > 1 && z->touched[n - 2] == c))
 		return;
 	TouchQuery q = {z, c};
-	unsigned h = ptr_hash(c);
-	if (fz_index_find(&z->touched_ix, h, same_touched, &q) >= 0)
-		return;
-	if (!fz_grow((void **)&z->touched, &z->cap_touched, z->ntouched + 1,
-		     sizeof *z->touched) ||
-	    !fz_index_add(&z->touched_ix, h, z->ntouched)) {
-		z->failed = true;
-		return;
+	if (fz_index_find(&z->touched_ix, ptr_hash(c), same_touched, &q) < 0)
+		touch_new(z, c);
+}
+
+/* Candidate k of fz_fresh_name's search for base (n bytes, short):
+ * base itself at 0, else base.k. buf: 128 bytes. */
+static void fresh_candidate(char *buf, const char *base, size_t n, int k)
+{
+	assert(n < 100 && k >= 0);
+	memcpy(buf, base, n);
+	if (k) { /* as hlo_numbered_name writes it */
+		char d[12];
+		int nd = 0;
+		unsigned u = (unsigned)k;
+		do
+			d[nd++] = (char)('0' + u % 10);
+		while ((u /= 10) != 0);
+		buf[n++] = '.';
+		while (nd)
+			buf[n++] = d[--nd];
 	}
-	z->touched[z->ntouched++] = c;
+	buf[n] = 0;
+}
+
+/* fz_fresh_name's search, unless *direct without the look into names
+ * (the caller's make fails on a taken name instead), and past the names
+ * also holds (NULL: none): the name into buf, *next moved past it.
+ * *direct then says whether the first name tried was free. */
+static void fresh_next(char *buf, const NameMap *names, const NameMap *also,
+		       const char *base, int *next, bool *direct)
+{
+	size_t n = strlen(base);
+	bool first = true;
+	for (;; (*next)++) {
+		fresh_candidate(buf, base, n, *next);
+		if (also && namemap_get(also, buf))
+			continue;
+		if (!*direct && namemap_get(names, buf)) {
+			first = false;
+			continue;
+		}
+		break;
+	}
+	(*next)++;
+	*direct = *direct || first;
 }
 
 /* base, base.1, base.2, ...: the first name not in names at or after
@@ -1248,21 +1295,52 @@ void fz_touch(Fz *z, HloComp *c)
 const char *fz_fresh_name(Fz *z, const NameMap *names, const char *base,
 			  int *next)
 {
-	char buf[128], stem[128];
-	size_t n = strlen(base);
-	if (n > sizeof stem - 2)
-		n = sizeof stem - 2;
-	memcpy(stem, base, n);
-	stem[n] = '.';
-	for (;; (*next)++) {
-		if (*next == 0)
-			snprintf(buf, sizeof buf, "%s", base);
-		else
-			hlo_numbered_name(buf, sizeof buf, stem, n + 1, *next);
-		if (!namemap_get(names, buf)) {
-			(*next)++;
-			return arena_strdup(&z->m->arena, buf);
+	char buf[128];
+	bool direct = false;
+	fresh_next(buf, names, NULL, base, next, &direct);
+	return arena_strdup(&z->m->arena, buf);
+}
+
+/* Names from a counter are mostly free one after another: each is made
+ * straight away (one hash of the name, in the map it joins) while the
+ * last was free at the first try; a taken one (hlo_instr_new fails, and
+ * wastes a little arena) switches back to looking first, which costs
+ * a second hash but nothing in the arena, until a name is free at the
+ * first try again. A module loaded with thousands of base.N names
+ * wastes nothing on them. */
+HloInstr *fz_new_fresh(Fz *z, HloComp *c, HloOpcode op, Shape *shape,
+		       const char *base, int *next, bool *direct,
+		       const NameMap *also, int nops, HloInstr *const *ops)
+{
+	char buf[128];
+	for (;;) {
+		fresh_next(buf, &c->names, also, base, next, direct);
+		HloInstr *x = hlo_instr_new(c, op, shape, buf, nops, ops);
+		if (x)
+			return x;
+		if (!namemap_get(&c->names, buf)) {
+			z->failed = true; /* out of memory */
+			return NULL;
 		}
+		*direct = false;
+	}
+}
+
+/* A new computation named as fz_fresh_name(z, &m->comp_names,
+ * "fused_computation", &z->next_comp) would name it, made as
+ * fz_new_fresh makes an instruction (hlo_comp_new fails on a taken
+ * name). */
+static HloComp *new_fused_comp(Fz *z)
+{
+	HloModule *m = z->m;
+	char buf[128];
+	for (;;) {
+		fresh_next(buf, &m->comp_names, NULL, "fused_computation",
+			   &z->next_comp, &z->comp_direct);
+		HloComp *fc = hlo_comp_new(m, buf);
+		if (fc || !namemap_get(&m->comp_names, buf))
+			return fc; /* made, or out of memory */
+		z->comp_direct = false;
 	}
 }
 
@@ -1295,10 +1373,12 @@ FKind fz_kind_of_fusion(GroupCache *gc, const HloInstr *f)
 	return fz_kind_from(&g);
 }
 
-/* A name for a new fusion in outer that no instruction of the module
- * has: HLO text may repeat a name in two computations, but 'why', 'cost'
- * and 'fuse' find a fusion by its name. NULL on out of memory. */
-static const char *fusion_name(Fz *z, HloComp *outer)
+/* A new fusion instruction in outer, named by a name that no
+ * instruction of the module has: HLO text may repeat a name in two
+ * computations, but 'why', 'cost' and 'fuse' find a fusion by its name.
+ * NULL on out of memory. */
+static HloInstr *new_fusion(Fz *z, HloComp *outer, Shape *shape, int nops,
+			    HloInstr *const *ops)
 {
 	NameMap *taken = &z->fusion_names;
 	if (!z->fusion_names_made) {
@@ -1314,13 +1394,11 @@ static const char *fusion_name(Fz *z, HloComp *outer)
 			}
 		}
 	}
-	/* the pass's own names differ by their suffix, which only grows */
-	const char *name;
-	do
-		name = fz_fresh_name(z, &outer->names, "fusion",
-				     &z->next_fusion);
-	while (name && namemap_get(taken, name));
-	return name;
+	/* the pass's own names differ by their suffix, which only grows;
+	 * an empty map is not asked (a module not fused yet) */
+	return fz_new_fresh(z, outer, HLO_FUSION, shape, "fusion",
+			    &z->next_fusion, &z->fusion_direct,
+			    taken->count ? taken : NULL, nops, ops);
 }
 
 const char FZ_UNNAMED[] = "(unnamed parameter)";
@@ -1373,9 +1451,7 @@ HloInstr *fz_wrap(Fz *z, HloInstr *c)
 {
 	HloModule *m = z->m;
 	HloComp *outer = c->parent;
-	HloComp *fc = hlo_comp_new(m, fz_fresh_name(z, &m->comp_names,
-						    "fused_computation",
-						    &z->next_comp));
+	HloComp *fc = new_fused_comp(z);
 	/* ops, pars and mapped, nops + 1 each: on the stack when small */
 	size_t k = (size_t)c->nops + 1;
 	HloInstr *small[3 * 16];
@@ -1417,15 +1493,17 @@ HloInstr *fz_wrap(Fz *z, HloInstr *c)
 					mapped[i] = pars[j];
 		copy = pass_copy_instr(fc, c, mapped);
 	}
-	const char *name = copy ? fusion_name(z, outer) : NULL;
-	if (name) {
+	/* What a scan of fc finds: the copy, and its n parameters, each
+	 * read by it. */
+	Group g = {.elementwise = true, .nparams = n};
+	if (copy) {
 		fc->root = copy;
 		fc->root_explicit = true;
-		f = hlo_instr_new_in_arena(outer, HLO_FUSION,
-					   pass_shape_of(m, c), name, n, ops);
+		scan_one(copy, &g);
+		f = new_fusion(z, outer, pass_shape_of(m, c), n, ops);
 	}
-	if (f)
-		fz_set_kind(f, FK_LOOP); /* printed first, as XLA does */
+	if (f) /* the kind first, as XLA prints it */
+		fz_set_kind(f, fz_kind_from(&g));
 	HloAttr *calls = f ? hlo_attr_set(f, A_CALLS, NULL) : NULL;
 	HloComp **v = calls ? arena_alloc(&m->arena, sizeof *v) : NULL;
 	if (ops != small)
@@ -1435,16 +1513,11 @@ HloInstr *fz_wrap(Fz *z, HloInstr *c)
 		return NULL;
 	}
 	v[0] = fc;
-	fz_touch(z, fc);
+	touch_new(z, fc);
 	fz_touch(z, outer);
 	calls->u.comps.n = 1;
 	calls->u.comps.v = v;
-	/* What a scan of fc finds: the copy, and its n parameters, each
-	 * read by it. */
-	Group g = {.elementwise = true, .nparams = n};
-	scan_one(copy, &g);
 	fz_group_put(z->groups, f, g);
-	fz_set_kind(f, fz_kind_from(&g));
 	/* f is appended; the computation is re-sorted when the pass ends
 	 * (topo_sort puts it just before its first user). */
 	hlo_replace_all_uses(c, f);
@@ -2414,19 +2487,20 @@ static bool is_member(const FusionGroup *g, const HloComp *fc,
 	return q->op != HLO_PARAMETER && !(g->multi_output && q == fc->root);
 }
 
-/* Fills g's members with copies of the names of fc's fused
- * instructions, all in one block of the log's arena with the list
- * (a fusion of a few instructions made a copy each). lens: room for
- * fc->n lengths. */
-static bool copy_members(FusionLog *l, FusionGroup *g, const HloComp *fc,
-			 size_t *lens)
+/* Fills g's name with a copy of name and its members with copies of
+ * the names of fc's fused instructions, all in one block of the log's
+ * arena with the list (a fusion of a few instructions made a copy
+ * each). lens and names: room for fc->n each. */
+static bool copy_members(FusionLog *l, FusionGroup *g, const char *name,
+			 const HloComp *fc, size_t *lens, const char **names)
 {
-	size_t bytes = 0;
+	size_t len = strlen(name) + 1, bytes = len;
 	int n = 0;
 	for (int k = 0; k < fc->n; k++) {
 		const HloInstr *q = fc->instrs[k];
 		if (!is_member(g, fc, q))
 			continue;
+		names[n] = q->name;
 		lens[n] = strlen(q->name) + 1;
 		bytes += lens[n++];
 	}
@@ -2435,14 +2509,12 @@ static bool copy_members(FusionLog *l, FusionGroup *g, const HloComp *fc,
 	if (!m)
 		return false;
 	char *t = (char *)(m + n + 1);
-	n = 0;
-	for (int k = 0; k < fc->n; k++) {
-		const HloInstr *q = fc->instrs[k];
-		if (!is_member(g, fc, q))
-			continue;
-		memcpy(t, q->name, lens[n]);
-		m[n] = t;
-		t += lens[n++];
+	g->name = memcpy(t, name, len);
+	t += len;
+	for (int k = 0; k < n; k++) {
+		memcpy(t, names[k], lens[k]);
+		m[k] = t;
+		t += lens[k];
 	}
 	m[n] = NULL;
 	g->members = m;
@@ -2458,7 +2530,8 @@ static void collect_groups(Fz *z, HloComp *const *comps, int nc)
 		return;
 	fz_clear_groups(l);
 	size_t *lens = NULL;
-	int cap_lens = 0;
+	const char **names = NULL;
+	int cap_lens = 0, cap_names = 0;
 	for (int ci = 0; ci < nc && !z->failed; ci++) {
 		HloComp *c = comps[ci];
 		char *comp = NULL; /* c's name in the log, one copy for all */
@@ -2472,26 +2545,28 @@ static void collect_groups(Fz *z, HloComp *const *comps, int nc)
 			if (!fz_grow((void **)&l->g, &l->capg, l->ng + 1,
 				     sizeof *l->g) ||
 			    !fz_grow((void **)&lens, &cap_lens, fc->n + 1,
-				     sizeof *lens)) {
+				     sizeof *lens) ||
+			    !fz_grow((void **)&names, &cap_names, fc->n + 1,
+				     sizeof *names)) {
 				z->failed = true;
 				break;
 			}
 			FusionGroup *g = &l->g[l->ng++];
 			*g = (FusionGroup){
-				.name = fz_ldup(l, f->name),
 				.comp = comp,
 				.kind = group_kind(f),
 				.multi_output =
 					fc->root && fc->root->op == HLO_TUPLE,
 			};
-			if (!g->name || !g->comp ||
-			    !copy_members(l, g, fc, lens)) {
+			if (!g->comp ||
+			    !copy_members(l, g, f->name, fc, lens, names)) {
 				z->failed = true;
 				break;
 			}
 		}
 	}
 	free(lens);
+	free(names);
 }
 
 bool fusion_log_regroup(FusionLog *l, HloModule *m)

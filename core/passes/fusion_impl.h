@@ -151,6 +151,10 @@ typedef struct Fz {
 	const char *param_names[FZ_PARAM_NAMES];
 	/* Suffixes for new names (see fresh_name). */
 	int next_fusion, next_comp, next_gte;
+	/* Whether the name at each suffix above was found free at the
+	 * first try last time: then the next one is made without a look
+	 * first (fusion.c: fz_new_fresh) */
+	bool fusion_direct, comp_direct, gte_direct;
 	/* The names starting with "fusion" of every computation when the
 	 * pass first names a fusion (fusion.c: fusion_name) */
 	NameMap fusion_names;
@@ -245,6 +249,13 @@ const char *fz_value_name(const HloInstr *x);
 void fz_touch(Fz *z, HloComp *c);
 const char *fz_fresh_name(Fz *z, const NameMap *names, const char *base,
 			  int *next);
+/* hlo_instr_new(c, op, shape, fz_fresh_name(z, &c->names, base, next),
+ * nops, ops), where the name is not in also either (NULL: no such
+ * map), with one hash of the name in the usual case. direct: the
+ * Fz.*_direct flag of next. */
+HloInstr *fz_new_fresh(Fz *z, HloComp *c, HloOpcode op, Shape *shape,
+		       const char *base, int *next, bool *direct,
+		       const NameMap *also, int nops, HloInstr *const *ops);
 void fz_drop_comp(Fz *z, HloComp *c);
 void fz_set_kind(HloInstr *f, FKind k);
 FKind fz_kind_of_fusion(GroupCache *gc, const HloInstr *f);

@@ -11,6 +11,7 @@
  * Requires: a verified module (best after `fusion`). Invalidates:
  * instruction positions, the computation list. */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -220,11 +221,10 @@ static bool elementwise_readers(Fz *z, HloInstr *f)
 			readers[nr++] = f->users[i];
 	fz_touch(z, outer);
 	for (int k = 0; ok && k < n; k++) {
-		els[k] = hlo_instr_new_in_arena(
-			outer, HLO_GET_TUPLE_ELEMENT, outs[k]->shape,
-			fz_fresh_name(z, &outer->names, "get-tuple-element",
-				      &z->next_gte),
-			1, &f);
+		els[k] = fz_new_fresh(z, outer, HLO_GET_TUPLE_ELEMENT,
+				      outs[k]->shape, "get-tuple-element",
+				      &z->next_gte, &z->gte_direct, NULL, 1,
+				      &f);
 		HloAttr *ix = els[k] ? hlo_attr_set(els[k], A_INDEX, NULL)
 				     : NULL;
 		if ((ok = ix != NULL))
@@ -303,11 +303,10 @@ static int add_output(Fz *z, HloInstr *f, HloInstr *extra)
 	if (was_tuple)
 		return n; /* users already read get-tuple-elements */
 	/* Single-output before: its users now read element 0. */
-	HloInstr *g = hlo_instr_new_in_arena(
-		outer, HLO_GET_TUPLE_ELEMENT, old_shape, /* f has a new one */
-		fz_fresh_name(z, &outer->names, "get-tuple-element",
-			      &z->next_gte),
-		0, NULL);
+	HloInstr *g = fz_new_fresh(z, outer, HLO_GET_TUPLE_ELEMENT,
+				   old_shape, /* f has a new one */
+				   "get-tuple-element", &z->next_gte,
+				   &z->gte_direct, NULL, 0, NULL);
 	HloAttr *ix = g ? hlo_attr_set(g, A_INDEX, NULL) : NULL;
 	if (!ix) {
 		z->failed = true;
@@ -331,11 +330,9 @@ static int add_output(Fz *z, HloInstr *f, HloInstr *extra)
 static bool reroute(Fz *z, HloInstr *f, int k, HloInstr *old)
 {
 	HloComp *outer = f->parent;
-	HloInstr *g = hlo_instr_new_in_arena(
-		outer, HLO_GET_TUPLE_ELEMENT, old->shape,
-		fz_fresh_name(z, &outer->names, "get-tuple-element",
-			      &z->next_gte),
-		1, &f);
+	HloInstr *g = fz_new_fresh(z, outer, HLO_GET_TUPLE_ELEMENT,
+				   old->shape, "get-tuple-element",
+				   &z->next_gte, &z->gte_direct, NULL, 1, &f);
 	HloAttr *ix = g ? hlo_attr_set(g, A_INDEX, NULL) : NULL;
 	if (!ix) {
 		z->failed = true;
@@ -385,6 +382,31 @@ static void sweep_unswept(Fz *z)
 	for (int i = 0; i < z->nunswept; i++)
 		hlo_instr_sweep_users(z->unswept[i]);
 	z->nunswept = 0;
+}
+
+/* fz_kind_of_fusion(gc, f) without a scan for the whole group: the
+ * kind goes by f's dots, convolutions and reductions only (scan_one's
+ * ndot and nreduce; fz_kind_from). */
+static FKind kind_of(const HloInstr *f)
+{
+	const HloComp *fc = fz_fused_comp(f);
+	FKind k = FK_LOOP;
+	for (int i = 0; i < fc->n && k != FK_OUTPUT; i++) {
+		HloOpcode op = fc->instrs[i]->op;
+		if (op == HLO_DOT || op == HLO_CONVOLUTION)
+			k = FK_OUTPUT;
+		else if (op == HLO_REDUCE)
+			k = FK_INPUT;
+	}
+#if XR_ASAN
+	Group g = fz_group_of(f);
+	if (fz_kind_from(&g) != k) {
+		fprintf(stderr, "kind_of: %s is not what a scan finds\n",
+			f->name);
+		abort();
+	}
+#endif
+	return k;
 }
 
 /* Sibling fusion: b's work moves into a (both read shared operand o);
@@ -450,7 +472,7 @@ static HloInstr *merge_siblings(Fz *z, HloInstr *a, HloInstr *b)
 		if (!z->failed && bt && bt->nusers == 0 && bt != ac->root)
 			hlo_instr_remove(bt); /* not detached: ac may be
 						 inlined before it is compacted */
-		fz_set_kind(a, fz_kind_of_fusion(z->groups, a));
+		fz_set_kind(a, kind_of(a));
 		if (!z->failed && b->nusers == 0) {
 			if (z->log && !fusion_log_renamed(z->log, b->name, a->name))
 				z->failed = true;
@@ -481,16 +503,21 @@ static bool siblings_of(Fz *z, HloInstr *o, Order *ord)
 {
 	HloComp *c = o->parent;
 	int nu = o->nusers < 8 ? o->nusers : 8;
+	/* asked once per user, not once per pair: nothing changes until
+	 * a merge, which ends the search */
+	const char *unfit[8];
+	for (int i = 0; i < nu; i++)
+		unfit[i] = mof_unfit(z->groups, o->users[i]);
 	for (int i = 0; i < nu; i++) {
 		HloInstr *a = o->users[i];
-		if (mof_unfit(z->groups, a))
+		if (unfit[i])
 			continue;
 		for (int j = i + 1; j < nu; j++) {
 			HloInstr *b = o->users[j];
 			Verdict v;
 			fz_verdict_clear(&v);
 			v.siblings = true;
-			const char *why = mof_unfit(z->groups, b);
+			const char *why = unfit[j];
 			char s1[64], s2[64];
 			if (why) {
 				fz_say(&v, false, "mof-not-fusible",
@@ -621,7 +648,7 @@ static bool producer_mof(Fz *z, HloInstr *p, Order *ord)
 		int at = add_output(z, cons, pv);
 		if (at < 0 || !reroute(z, cons, at, p))
 			return false;
-		fz_set_kind(cons, fz_kind_of_fusion(z->groups, cons));
+		fz_set_kind(cons, kind_of(cons));
 		if (p->nusers == 0) {
 			HloComp *pc = fz_fused_comp(p);
 			if (z->log && pc &&

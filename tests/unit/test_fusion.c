@@ -434,6 +434,84 @@ static void test_force(void **state)
 	hlo_module_free(m);
 }
 
+/* .1, .3 and .5 taken: a counter from 0 meets them. */
+static const char gte_names[] =
+	"HloModule names\n"
+	"ENTRY main {\n"
+	"  get-tuple-element = f32[] parameter(0)\n"
+	"  get-tuple-element.1 = f32[] negate(get-tuple-element)\n"
+	"  get-tuple-element.3 = f32[] negate(get-tuple-element)\n"
+	"  ROOT get-tuple-element.5 = f32[] negate(get-tuple-element)\n"
+	"}\n";
+
+/* A make that meets a taken name (hlo_instr_new, hlo_comp_new: NULL)
+ * leaves the module as it was: no instruction, id, user or computation
+ * (fz_new_fresh and the fused computations' names rely on it). */
+static void test_make_taken_name(void **state)
+{
+	(void)state;
+	HloModule *m = load_text(gte_names);
+	HloComp *c = m->entry;
+	HloInstr *p = hlo_comp_find(c, "get-tuple-element");
+	int n = c->n, id = m->next_id, users = p->nusers;
+	assert_null(hlo_instr_new(c, HLO_NEGATE, p->shape,
+				  "get-tuple-element.1", 1, &p));
+	assert_null(hlo_comp_new(m, "main"));
+	assert_int_equal(c->n, n);
+	assert_int_equal(m->next_id, id);
+	assert_int_equal(p->nusers, users);
+	assert_int_equal(m->ncomps, 1);
+	assert_ptr_equal(hlo_module_find_comp(m, "main"), c);
+	hlo_module_free(m);
+}
+
+/* New names from a counter (fz_new_fresh) are fz_fresh_name's: the
+ * first free one from the counter on, whether made straight away (a
+ * taken one fails and the next is tried) or looked up first. */
+static void test_fresh_names(void **state)
+{
+	(void)state;
+	const char *want[] = {"get-tuple-element.2", "get-tuple-element.4",
+			      "get-tuple-element.6", "get-tuple-element.7"};
+	for (int look = 0; look < 2; look++) {
+		HloModule *m = load_text(gte_names);
+		HloComp *c = m->entry;
+		HloInstr *p = hlo_comp_find(c, "get-tuple-element");
+		int n = c->n, id = m->next_id, users = p->nusers;
+		Fz z = {.m = m};
+		int next = 0;
+		bool direct = !look;
+		for (int i = 0; i < 4; i++) {
+			HloInstr *x = fz_new_fresh(&z, c, HLO_NEGATE, p->shape,
+						   "get-tuple-element", &next,
+						   &direct, NULL, 1, &p);
+			assert_non_null(x);
+			assert_string_equal(x->name, want[i]);
+			assert_ptr_equal(hlo_comp_find(c, want[i]), x);
+			assert_int_equal(x->id, id + i);
+		}
+		assert_int_equal(c->n, n + 4);
+		assert_int_equal(p->nusers, users + 4);
+		assert_false(z.failed);
+		/* the plain search from the start agrees */
+		int from = 0;
+		assert_string_equal(fz_fresh_name(&z, &c->names,
+						  "get-tuple-element", &from),
+				    "get-tuple-element.8");
+		/* and past the names of another map too */
+		NameMap also;
+		namemap_init(&also);
+		assert_int_equal(namemap_add(&also, "get-tuple-element.8", p),
+				 1);
+		HloInstr *x = fz_new_fresh(&z, c, HLO_NEGATE, p->shape,
+					   "get-tuple-element", &next, &direct,
+					   &also, 1, &p);
+		assert_string_equal(x->name, "get-tuple-element.9");
+		namemap_free(&also);
+		hlo_module_free(m);
+	}
+}
+
 /* Both passes over every corpus module: verified (pass_apply), never
  * more kernels, and a log that matches the module. */
 typedef struct Kernels {
@@ -597,6 +675,8 @@ int main(void)
 		cmocka_unit_test(test_judge),
 		cmocka_unit_test(test_judge_stale_marks),
 		cmocka_unit_test(test_force),
+		cmocka_unit_test(test_make_taken_name),
+		cmocka_unit_test(test_fresh_names),
 		cmocka_unit_test(test_corpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
