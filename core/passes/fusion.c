@@ -1204,21 +1204,27 @@ static bool decide(GroupCache *gcache, const HloInstr *p, Consumer *k,
 
 /* ---- changing the graph ------------------------------------------------- */
 
-typedef struct TouchQuery {
-	const Fz *z;
-	const HloComp *c;
-} TouchQuery;
-
-static bool same_touched(const void *ctx, int v)
-{
-	const TouchQuery *q = ctx;
-	return q->z->touched[v] == q->c;
-}
-
 static unsigned ptr_hash(const void *p)
 {
 	uint64_t x = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15u;
 	return (unsigned)(x >> 32);
+}
+
+/* c's place in z->touched, or -1: fz_index_find's probe, inline (the
+ * passes ask this tens of thousands of times). */
+static int touched_at(const Fz *z, const HloComp *c)
+{
+	const FzIndex *ix = &z->touched_ix;
+	if (!ix->cap)
+		return -1;
+	unsigned h = ptr_hash(c), mask = (unsigned)ix->cap - 1;
+	for (unsigned i = h & mask;; i = (i + 1) & mask) {
+		const struct FzSlot *s = &ix->slot[i];
+		if (s->v < 0)
+			return -1;
+		if (s->h == h && z->touched[s->v] == c)
+			return s->v;
+	}
 }
 
 /* fz_touch for c not touched yet (one just made). */
@@ -1241,8 +1247,7 @@ void fz_touch(Fz *z, HloComp *c)
 	if ((n > 0 && z->touched[n - 1] == c) ||
 	    (n > 1 && z->touched[n - 2] == c))
 		return;
-	TouchQuery q = {z, c};
-	if (fz_index_find(&z->touched_ix, ptr_hash(c), same_touched, &q) < 0)
+	if (touched_at(z, c) < 0)
 		touch_new(z, c);
 }
 
@@ -1348,8 +1353,7 @@ static HloComp *new_fused_comp(Fz *z)
  * when the pass ends (all at once: one at a time is quadratic). */
 void fz_drop_comp(Fz *z, HloComp *c)
 {
-	TouchQuery q = {z, c};
-	int at = fz_index_find(&z->touched_ix, ptr_hash(c), same_touched, &q);
+	int at = touched_at(z, c);
 	if (at >= 0)
 		z->touched[at] = NULL; /* not re-sorted at the end */
 	if (!fz_grow((void **)&z->dropped, &z->cap_dropped, z->ndropped + 1,
@@ -2365,10 +2369,14 @@ static bool ptrset_has(const PtrSet *s, const void *p)
  * now): a later one about the same copy (its kernel forwarded in
  * between) is the last word, kept in the first one's place. Only
  * decisions in a kernel of targets can meet another. */
-static void dedup_decisions(Fz *z, const PtrSet *targets)
+static void dedup_decisions(Fz *z, const PtrSet *targets, int ntargets)
 {
 	FusionLog *l = z->log;
 	FzIndex ix = {0};
+	/* room made once: each target holds a decision at least, and
+	 * moved lists few twice */
+	if (!fz_index_reserve(&ix, ntargets))
+		z->failed = true;
 	int k = 0;
 	const HloInstr *last = NULL;
 	bool in = false;
@@ -2462,7 +2470,7 @@ static void settle_decisions(Fz *z)
 			z->failed = true;
 	free(moved);
 	if (nmoved)
-		dedup_decisions(z, &targets);
+		dedup_decisions(z, &targets, nmoved);
 	free(targets.slot);
 	name_kernels(z);
 }
