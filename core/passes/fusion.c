@@ -1276,9 +1276,8 @@ static void fresh_candidate(char *buf, const char *base, size_t n, int k)
  * also holds (NULL: none): the name into buf, *next moved past it.
  * *direct then says whether the first name tried was free. */
 static void fresh_next(char *buf, const NameMap *names, const NameMap *also,
-		       const char *base, int *next, bool *direct)
+		       const char *base, size_t n, int *next, bool *direct)
 {
-	size_t n = strlen(base);
 	bool first = true;
 	for (;; (*next)++) {
 		fresh_candidate(buf, base, n, *next);
@@ -1295,14 +1294,15 @@ static void fresh_next(char *buf, const NameMap *names, const NameMap *also,
 }
 
 /* base, base.1, base.2, ...: the first name not in names at or after
- * suffix *next. The counter only moves forward, so naming n fusions
- * costs O(n), not the O(n^2) of searching from base.1 every time. */
+ * suffix *next (base: under 100 bytes). The counter only moves forward,
+ * so naming n fusions costs O(n), not the O(n^2) of searching from
+ * base.1 every time. */
 const char *fz_fresh_name(Fz *z, const NameMap *names, const char *base,
 			  int *next)
 {
 	char buf[128];
 	bool direct = false;
-	fresh_next(buf, names, NULL, base, next, &direct);
+	fresh_next(buf, names, NULL, base, strlen(base), next, &direct);
 	return arena_strdup(&z->m->arena, buf);
 }
 
@@ -1319,7 +1319,8 @@ HloInstr *fz_new_fresh(Fz *z, HloComp *c, HloOpcode op, Shape *shape,
 {
 	char buf[128];
 	for (;;) {
-		fresh_next(buf, &c->names, also, base, next, direct);
+		fresh_next(buf, &c->names, also, base, strlen(base), next,
+			   direct);
 		HloInstr *x = hlo_instr_new(c, op, shape, buf, nops, ops);
 		if (x)
 			return x;
@@ -1341,7 +1342,8 @@ static HloComp *new_fused_comp(Fz *z)
 	char buf[128];
 	for (;;) {
 		fresh_next(buf, &m->comp_names, NULL, "fused_computation",
-			   &z->next_comp, &z->comp_direct);
+			   strlen("fused_computation"), &z->next_comp,
+			   &z->comp_direct);
 		HloComp *fc = hlo_comp_new(m, buf);
 		if (fc || !namemap_get(&m->comp_names, buf))
 			return fc; /* made, or out of memory */
@@ -1392,7 +1394,7 @@ static HloInstr *new_fusion(Fz *z, HloComp *outer, Shape *shape, int nops,
 			HloComp *c = z->m->comps[i];
 			for (int j = 0; j < c->n; j++) {
 				const char *s = c->instrs[j]->name;
-				if (!strncmp(s, "fusion", 6) &&
+				if (s[0] == 'f' && !strncmp(s, "fusion", 6) &&
 				    namemap_add(taken, s, c->instrs[j]) < 0)
 					return NULL;
 			}
@@ -2568,6 +2570,7 @@ static void collect_groups(Fz *z, HloComp *const *comps, int nc)
 			};
 			if (!g->comp ||
 			    !copy_members(l, g, f->name, fc, lens, names)) {
+				l->ng--; /* no group without a name */
 				z->failed = true;
 				break;
 			}
@@ -2690,6 +2693,19 @@ static void fuse_comp(Fz *z, HloComp *c, bool off)
 	pass_compact(c);
 }
 
+void fz_note_rule(PassCtx *cx, const char *rule, int n)
+{
+	if (n <= 0)
+		return;
+	pass_note_rule(cx, rule);
+	/* the entry it counted in, found as pass_note_rule finds it */
+	for (int i = 0; i < cx->nrules; i++)
+		if (cx->rules[i].rule == rule || !strcmp(cx->rules[i].rule, rule)) {
+			cx->rules[i].count += n - 1;
+			return;
+		}
+}
+
 bool fz_finish(Fz *z, PassCtx *cx, HloComp **comps, int nc)
 {
 	/* compacted and named also after a failure: no parameter is left
@@ -2739,16 +2755,24 @@ bool pass_fusion(HloModule *m, PassCtx *cx)
 	}
 	/* Decisions: one per operand of what runs as code, and half as
 	 * many again for operands offered again to a consumer that grew
-	 * (about 1.45 per operand in the bench's module). */
+	 * (about 1.45 per operand in the bench's module). Computations
+	 * touched: at most those, and one fused computation per consumer
+	 * (a wrap), made room for at once. */
 	int64_t ops = 0;
-	for (int i = 0; z.log && i < nc; i++)
-		for (int k = 0; k < comps[i]->n; k++)
+	int consumers = nc;
+	for (int i = 0; i < nc; i++)
+		for (int k = 0; k < comps[i]->n; k++) {
 			ops += comps[i]->instrs[k]->nops;
-	z.expect = ops * 3 / 2 < INT32_MAX / 4 ? (int)(ops * 3 / 2) : 0;
+			consumers += comps[i]->instrs[k]->nops > 0;
+		}
+	if (z.log)
+		z.expect = ops * 3 / 2 < INT32_MAX / 4 ? (int)(ops * 3 / 2)
+						       : 0;
+	if (!fz_index_reserve(&z.touched_ix, consumers))
+		z.failed = true;
 	for (int i = 0; i < nc && !z.failed; i++)
 		fuse_comp(&z, comps[i], cx->fusion_off);
-	for (int i = 0; i < z.nfused; i++)
-		pass_note_rule(cx, "producer-consumer");
+	fz_note_rule(cx, "producer-consumer", z.nfused);
 	return fz_finish(&z, cx, comps, nc);
 }
 

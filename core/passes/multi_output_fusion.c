@@ -737,7 +737,6 @@ bool pass_multi_output_fusion(HloModule *m, PassCtx *cx)
 		mof_comp(&z, comps[i]);
 	sweep_unswept(&z);
 	free(z.unswept);
-	for (int i = 0; i < z.nfused; i++)
-		pass_note_rule(cx, "multi-output");
+	fz_note_rule(cx, "multi-output", z.nfused);
 	return fz_finish(&z, cx, comps, nc);
 }
