@@ -167,7 +167,7 @@ char *arena_printf(Arena *a, const char *fmt, ...)
 	return q;
 }
 
-void *arena_grow(Arena *a, void *p, size_t elem, int *cap, int need)
+void *arena_grow_slow(Arena *a, void *p, size_t elem, int *cap, int need)
 {
 	if (need <= *cap)
 		return p;

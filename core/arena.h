@@ -69,7 +69,18 @@ char *arena_printf(Arena *a, const char *fmt, ...)
 /* Moves src's memory into dst (freed with dst); src is left empty.
  * What was allocated from src stays where it is. */
 void arena_adopt(Arena *dst, Arena *src);
-/* Grow an arena array of elem-size items from *cap to at least need. */
-void *arena_grow(Arena *a, void *p, size_t elem, int *cap, int need);
+/* arena_grow's slow path, when need > *cap (call arena_grow). */
+void *arena_grow_slow(Arena *a, void *p, size_t elem, int *cap, int need);
+
+/* Grow an arena array of elem-size items from *cap to at least need
+ * (doubling); the new part reads as zero. Inline: most calls (a user
+ * or an instruction appended) find room already. */
+static inline void *arena_grow(Arena *a, void *p, size_t elem, int *cap,
+			       int need)
+{
+	if (need <= *cap)
+		return p;
+	return arena_grow_slow(a, p, elem, cap, need);
+}
 
 #endif

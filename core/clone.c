@@ -231,6 +231,7 @@ static bool copy_names(CloneCtx *cx, HloComp *dc, const HloComp *sc)
 	if (dc->names.count == (size_t)dc->n)
 		return true;
 	namemap_free(&dc->names);
+	namemap_init_in(&dc->names, &cx->dst->arena);
 	for (int i = 0; i < dc->n; i++)
 		if (!namemap_put(&dc->names, dc->instrs[i]->name,
 				 dc->instrs[i]))

@@ -129,7 +129,7 @@ HloComp *hlo_comp_new(HloModule *m, const char *name)
 	m->comps = v;
 	c->name = arena_strdup(&m->arena, name);
 	c->module = m;
-	namemap_init(&c->names);
+	namemap_init_in(&c->names, &m->arena);
 	/* one probe, which fails when the name is taken (what was
 	 * allocated stays unused in the arena) */
 	if (!c->name || namemap_add(&m->comp_names, c->name, c) != 1)
@@ -159,7 +159,11 @@ static NameHint *name_hint(NameMap *map, const char *stem, size_t n)
 {
 	if (n >= sizeof ((NameHint *)0)->stem)
 		return NULL;
-	if (!map->hints && !(map->hints = calloc(NAME_HINTS, sizeof(NameHint))))
+	if (!map->hints &&
+	    !(map->hints = map->arena ? arena_alloc(map->arena,
+						    NAME_HINTS * sizeof(NameHint))
+				      : namemap_zalloc(NAME_HINTS *
+						       sizeof(NameHint))))
 		return NULL;
 	unsigned h = namemap_hash(stem, n);
 	NameHint *t = (NameHint *)map->hints + h % NAME_HINTS;
@@ -199,9 +203,13 @@ char *hlo_numbered_name(char *buf, size_t cap, const char *stem, size_t n,
 static void unique_number(NameMap *map, const char *base, char *buf)
 {
 	size_t n = strlen(base);
-	const char *dot = strrchr(base, '.');
-	if (dot && dot[1] && strspn(dot + 1, "0123456789") == strlen(dot + 1))
-		n = (size_t)(dot - base);
+	/* a trailing ".N": back over the digits, then the dot before them
+	 * (the last dot, when only digits follow it) */
+	size_t d = n;
+	while (d > 0 && base[d - 1] >= '0' && base[d - 1] <= '9')
+		d--;
+	if (d < n && d > 0 && base[d - 1] == '.')
+		n = d - 1;
 	char stem[204];
 	if (n > 200)
 		n = 200;
@@ -232,8 +240,15 @@ void hlo_module_reset_name_hints(HloModule *m)
 	free(m->comp_names.hints);
 	m->comp_names.hints = NULL;
 	for (int i = 0; i < m->ncomps; i++) {
-		free(m->comps[i]->names.hints);
-		m->comps[i]->names.hints = NULL;
+		NameMap *nm = &m->comps[i]->names;
+		if (!nm->hints)
+			continue;
+		if (nm->arena) /* kept, cleared: as a fresh one reads */
+			memset(nm->hints, 0, NAME_HINTS * sizeof(NameHint));
+		else {
+			free(nm->hints);
+			nm->hints = NULL;
+		}
 	}
 }
 
@@ -330,7 +345,7 @@ int hlo_module_kernels(const HloModule *m)
 
 /* ---- instructions ------------------------------------------------------ */
 
-static bool add_user(HloInstr *op, HloInstr *user)
+static inline bool add_user(HloInstr *op, HloInstr *user)
 {
 	Arena *a = &op->parent->module->arena;
 	void *v = arena_grow(a, op->users, sizeof *op->users, &op->cap_users,
@@ -420,6 +435,43 @@ static bool ptrset_add(PtrSet *s, const void *p)
 	return true;
 }
 
+/* A zeroed instruction in one block with room for its first users (most
+ * get one or two: no arena_grow for them) and, after those, for nops
+ * operands (ops is left for the caller to point there). */
+static inline HloInstr *instr_block(Arena *a, int nops)
+{
+	enum { FIRST_USERS = 4 };
+	HloInstr *ins = arena_raw(a, sizeof *ins +
+					     sizeof *ins->users * FIRST_USERS +
+					     sizeof *ins->ops * (size_t)nops);
+	if (!ins)
+		return NULL;
+	memset(ins, 0, sizeof *ins);
+	ins->users = (HloInstr **)(ins + 1);
+	ins->cap_users = FIRST_USERS;
+	return ins;
+}
+
+HloInstr *hlo_instr_new_unlisted(HloComp *c, HloOpcode op, Shape *shape,
+				 const char *name)
+{
+	HloModule *m = c->module;
+	HloInstr *ins = instr_block(&m->arena, 0);
+	void *v = ins ? arena_grow(&m->arena, c->instrs, sizeof *c->instrs,
+				   &c->cap, c->n + 1)
+		      : NULL;
+	if (!v)
+		return NULL;
+	c->instrs = v;
+	ins->id = m->next_id++;
+	ins->name = name;
+	ins->op = op;
+	ins->shape = shape;
+	ins->parent = c;
+	c->instrs[c->n++] = ins;
+	return ins;
+}
+
 /* hlo_instr_new with its name already in the module's arena; when that
  * name is taken, fails, or with uniquify takes the name
  * hlo_comp_unique_name gives. */
@@ -429,7 +481,7 @@ static HloInstr *instr_new(HloComp *c, HloOpcode op, Shape *shape,
 {
 	HloModule *m = c->module;
 	Arena *a = &m->arena;
-	HloInstr *ins = arena_alloc(a, sizeof *ins);
+	HloInstr *ins = instr_block(a, nops);
 	if (!ins || !name)
 		return NULL;
 	ins->name = name;
@@ -452,11 +504,7 @@ static HloInstr *instr_new(HloComp *c, HloOpcode op, Shape *shape,
 	ins->parent = c;
 	ins->nops = nops;
 	if (nops) {
-		ins->ops = arena_alloc(a, sizeof *ins->ops * (size_t)nops);
-		if (!ins->ops) {
-			namemap_del(&c->names, ins->name);
-			return NULL;
-		}
+		ins->ops = ins->users + ins->cap_users;
 		/* ins is new: it is a user of ops[i] already only if an
 		 * earlier operand is the same instruction. Many operands (a
 		 * concatenate or tuple of thousands) are told apart by a
@@ -477,7 +525,8 @@ static HloInstr *instr_new(HloComp *c, HloOpcode op, Shape *shape,
 				return NULL;
 			}
 		}
-		free(seen_set.v);
+		if (big)
+			free(seen_set.v);
 	}
 	c->instrs[c->n++] = ins;
 	return ins;
@@ -517,8 +566,12 @@ HloInstr *hlo_comp_find(const HloComp *c, const char *name)
 /* Whether v is an operand of ins in a slot other than skip. */
 static bool uses_elsewhere(const HloInstr *ins, const HloInstr *v, int skip)
 {
-	for (int i = 0; i < ins->nops; i++)
-		if (i != skip && ins->ops[i] == v)
+	HloInstr *const *o = ins->ops;
+	for (int i = 0; i < skip; i++)
+		if (o[i] == v)
+			return true;
+	for (int i = skip + 1; i < ins->nops; i++)
+		if (o[i] == v)
 			return true;
 	return false;
 }
@@ -547,23 +600,71 @@ void hlo_set_operand(HloInstr *ins, int i, HloInstr *v)
 		add_user(v, ins);
 }
 
+void hlo_set_operand_known(HloInstr *ins, int i, HloInstr *v,
+			   bool old_elsewhere, bool v_elsewhere)
+{
+	HloInstr *old = ins->ops[i];
+	if (old == v)
+		return;
+	ins->ops[i] = v;
+	if (old && !old_elsewhere)
+		remove_user(old, ins);
+	if (v && !v_elsewhere)
+		add_user(v, ins);
+}
+
+void hlo_instr_drop_operands(HloInstr *ins)
+{
+	int n = ins->nops;
+	/* the user lists end as hlo_set_operand's would leave them: ins
+	 * leaves each distinct operand's list once */
+	PtrSet seen_set = {0};
+	bool big = n > 32 && ptrset_init(&seen_set, n);
+	for (int i = 0; i < n; i++) {
+		HloInstr *o = ins->ops[i];
+		if (!o)
+			continue;
+		if (big ? ptrset_add(&seen_set, o) : !uses_before(ins, o, i))
+			remove_user(o, ins);
+	}
+	free(seen_set.v);
+	if (n)
+		memset(ins->ops, 0, sizeof *ins->ops * (size_t)n);
+}
+
 void hlo_replace_all_uses(HloInstr *old, HloInstr *with)
 {
 	if (old == with)
 		return;
 	/* One walk over each user's operands: a concatenate of thousands
-	 * whose operands are merged one by one stays linear per merge. */
-	while (old->nusers > 0) {
-		HloInstr *u = old->users[old->nusers - 1];
+	 * whose operands are merged one by one stays linear per merge.
+	 * old's users are taken from the end and appended to with's (as
+	 * hlo_set_operand would, unless with is an operand already): room
+	 * for all of them is made at once, and old's list is emptied at the
+	 * end instead of one removal each. */
+	int n = old->nusers;
+	if (with && n > 0) {
+		void *v = arena_grow(&with->parent->module->arena, with->users,
+				     sizeof *with->users, &with->cap_users,
+				     with->nusers + n);
+		if (!v)
+			return; /* out of memory: nothing changed */
+		with->users = v;
+	}
+	for (int k = n - 1; k >= 0; k--) {
+		HloInstr *u = old->users[k];
 		bool had = false;
 		for (int i = 0; i < u->nops; i++) {
 			had |= u->ops[i] == with;
 			if (u->ops[i] == old)
 				u->ops[i] = with;
 		}
-		remove_user(old, u);
 		if (with && !had)
-			add_user(with, u); /* as hlo_set_operand */
+			with->users[with->nusers++] = u;
+	}
+	if (n > 0) {
+		old->nusers = 0;
+		old->user_hint = 0; /* where the last removal was */
 	}
 	HloComp *c = old->parent;
 	if (c->root == old)

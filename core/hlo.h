@@ -254,6 +254,13 @@ HloInstr *hlo_instr_new(HloComp *c, HloOpcode op, Shape *shape,
 HloInstr *hlo_instr_new_unique(HloComp *c, HloOpcode op, Shape *shape,
 			       const char *base, int nops,
 			       HloInstr *const *ops);
+/* An instruction without operands appended to c as hlo_instr_new makes
+ * one (its id taken at the same point, room for its first users), under
+ * name, which is NOT entered in c's names: a placeholder (that must
+ * outlive the module) until hlo_instr_rename gives it a real one, for a
+ * pass that names what it makes at the end. NULL on out of memory. */
+HloInstr *hlo_instr_new_unlisted(HloComp *c, HloOpcode op, Shape *shape,
+				 const char *name);
 /* The same without copying name, which must be a string in c's module's
  * arena (an instruction's name there: names are never changed in place;
  * a rename gives an instruction a new string). */
@@ -267,6 +274,17 @@ const char *hlo_comp_unique_name(HloComp *c, const char *base);
  * the name, for a caller that names its instruction otherwise. */
 void hlo_comp_skip_unique_name(HloComp *c, const char *base);
 void hlo_set_operand(HloInstr *ins, int i, HloInstr *v);
+/* hlo_set_operand for a caller that knows ins's other operands, without
+ * looking at them: old_elsewhere / v_elsewhere say whether ins->ops[i]
+ * / v is also an operand of ins in a slot other than i (a wrong answer
+ * breaks the use lists). For an operand appended to an instruction of
+ * many (a fusion's new parameter), where hlo_set_operand's look costs
+ * O(operands). */
+void hlo_set_operand_known(HloInstr *ins, int i, HloInstr *v,
+			   bool old_elsewhere, bool v_elsewhere);
+/* Every operand of ins set to NULL, ins taken out of their user lists
+ * (as hlo_set_operand(ins, i, NULL) for each i, in one walk). */
+void hlo_instr_drop_operands(HloInstr *ins);
 void hlo_replace_all_uses(HloInstr *old, HloInstr *with);
 /* Removes an instruction with no users from its computation. */
 void hlo_instr_remove(HloInstr *ins);

@@ -8,19 +8,36 @@
 typedef struct NameMapSlot {
 	const char *key; /* NULL empty; NAMEMAP_TOMB deleted */
 	void *val;
-	unsigned hash;
+	unsigned hash; /* namemap.c's hash of the key (not namemap_hash) */
+	unsigned len;  /* strlen(key): compared before the bytes */
 } NameMapSlot;
 
 typedef struct NameMap {
 	NameMapSlot *slots;
 	size_t cap, count, used; /* used counts tombstones too */
-	void *hints; /* hlo.c's unique-name hints (malloc'd), or NULL */
+	void *hints; /* hlo.c's unique-name hints (from arena when there is
+			one, else malloc'd), or NULL */
+	/* Where small tables come from (never freed: a computation's names,
+	 * with its module's arena), or NULL for malloc. namemap_free drops
+	 * it; namemap_copy's dst keeps its own. */
+	struct Arena *arena;
 } NameMap;
 
+/* n zeroed bytes from malloc, for a small table: glibc's calloc skips
+ * its per-thread cache and costs several times a malloc and a memset
+ * (each fused computation starts a name table and its name hints). */
+void *namemap_zalloc(size_t n);
+
 void namemap_init(NameMap *m);
+/* namemap_init, its small tables from arena (which must outlive m). */
+void namemap_init_in(NameMap *m, struct Arena *arena);
 void namemap_free(NameMap *m);
 void *namemap_get(const NameMap *m, const char *key);
 void *namemap_getn(const NameMap *m, const char *key, size_t n);
+/* The tables' hash of the n bytes at key (not namemap_hash), and
+ * namemap_getn given it: one hash for a name looked up in several maps. */
+unsigned namemap_key_hash(const char *key, size_t n);
+void *namemap_geth(const NameMap *m, const char *key, size_t n, unsigned h);
 /* Inserts or replaces. false on out-of-memory. */
 bool namemap_put(NameMap *m, const char *key, void *val);
 /* Inserts key when it is absent: 1 inserted, 0 present already (val
@@ -36,6 +53,8 @@ bool namemap_del(NameMap *m, const char *key);
 bool namemap_copy(NameMap *dst, const NameMap *src,
 		  const char *(*remap)(void *ctx, const char *key, void **val),
 		  void *ctx);
+/* FNV-1a of the n bytes at s (what name hints are keyed by; the table
+ * itself uses a faster hash of its own). */
 unsigned namemap_hash(const char *s, size_t n);
 
 #endif

@@ -316,8 +316,7 @@ void pass_detach(HloInstr *ins)
 {
 	HloComp *c = ins->parent;
 	assert(c && ins->nusers == 0);
-	for (int i = 0; i < ins->nops; i++)
-		hlo_set_operand(ins, i, NULL);
+	hlo_instr_drop_operands(ins);
 	namemap_del(&c->names, ins->name);
 	if (c->root == ins)
 		c->root = NULL;
@@ -584,7 +583,11 @@ const char *pass_free_name(char *buf, size_t cap, const char *base,
 	stem[n] = '.';
 	for (long long k = 1;; k++) {
 		hlo_numbered_name(buf, cap, stem, n + 1, k);
-		if (!namemap_get(a, buf) && (!b || !namemap_get(b, buf)))
+		/* one hash for both maps */
+		size_t len = strlen(buf);
+		unsigned h = namemap_key_hash(buf, len);
+		if (!namemap_geth(a, buf, len, h) &&
+		    (!b || !namemap_geth(b, buf, len, h)))
 			return buf;
 	}
 }

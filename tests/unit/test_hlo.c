@@ -13,6 +13,7 @@
 
 #include "parse.h"
 #include "print.h"
+#include "testutil.h"
 
 static HloModule *load(const char *text)
 {
@@ -263,6 +264,136 @@ static void use_lists_stay_exact(void **st)
 	assert_ptr_equal(a->ops[1], p);
 	assert_int_equal(a->nusers, 2);
 	hlo_instr_remove(q);
+	hlo_module_free(m);
+}
+
+/* hlo_replace_all_uses moves old's users over in one go: a user that
+ * reads with already stays on with's list once, the others go after
+ * with's own users in old's order reversed (as one hlo_set_operand
+ * each would leave them), past with's first block of user slots. */
+static void replace_all_uses_appends_in_one_go(void **st)
+{
+	(void)st;
+	HloModule *m = load("ENTRY main {\n"
+			    "  p = f32[4] parameter(0)\n"
+			    "  q = f32[4] parameter(1)\n"
+			    "  w = f32[4] negate(q)\n"
+			    "  u1 = f32[4] abs(p)\n"
+			    "  u2 = f32[4] add(p, w)\n"
+			    "  u3 = f32[4] add(p, p)\n"
+			    "  u4 = f32[4] exponential(p)\n"
+			    "  u5 = f32[4] sine(p)\n"
+			    "  u6 = f32[4] add(w, w)\n"
+			    "  ROOT t = (f32[4], f32[4], f32[4], f32[4], f32[4],"
+			    " f32[4]) tuple(u1, u2, u3, u4, u5, u6)\n"
+			    "}\n");
+	HloComp *c = m->entry;
+	HloInstr *p = hlo_comp_find(c, "p"), *w = hlo_comp_find(c, "w");
+	const char *want[] = {"u2", "u6", "u5", "u4", "u3", "u1"};
+	assert_int_equal(w->nusers, 2);
+	hlo_replace_all_uses(p, w);
+	assert_int_equal(p->nusers, 0);
+	assert_int_equal(w->nusers, 6);
+	for (int i = 0; i < 6; i++)
+		assert_string_equal(w->users[i]->name, want[i]);
+	HloInstr *u3 = hlo_comp_find(c, "u3");
+	assert_ptr_equal(u3->ops[0], w);
+	assert_ptr_equal(u3->ops[1], w);
+	assert_uses_exact(m);
+	/* and back: p takes them all, in w's order reversed */
+	hlo_replace_all_uses(w, p);
+	assert_int_equal(w->nusers, 0);
+	assert_int_equal(p->nusers, 6);
+	assert_string_equal(p->users[0]->name, "u1");
+	assert_string_equal(p->users[5]->name, "u2");
+	assert_uses_exact(m);
+	hlo_module_free(m);
+}
+
+/* An instruction's first users share its block with its operands: users
+ * beyond that block move out and leave the operands as they were;
+ * hlo_instr_drop_operands then takes it out of each distinct operand's
+ * list once, also among many operands. */
+static void users_past_first_block_and_dropped_operands(void **st)
+{
+	(void)st;
+	HloModule *m = load(chain);
+	HloComp *c = m->entry;
+	HloInstr *x = c->root;
+	HloInstr *ops[3] = {x, x, x};
+	HloInstr *a = hlo_instr_new(c, HLO_ADD, x->shape, "a2", 2, ops);
+	HloInstr *b = hlo_instr_new(c, HLO_NEGATE, x->shape, "b2", 1, &a);
+	assert_non_null(a);
+	assert_non_null(b);
+	HloInstr *us[9];
+	for (int i = 0; i < 9; i++) {
+		HloInstr *two[2] = {a, b};
+		char nm[16];
+		snprintf(nm, sizeof nm, "u%d", i);
+		us[i] = hlo_instr_new(c, HLO_ADD, x->shape, nm, 2, two);
+		assert_non_null(us[i]);
+		assert_ptr_equal(a->ops[0], x);
+		assert_ptr_equal(a->ops[1], x);
+		assert_ptr_equal(b->ops[0], a);
+	}
+	assert_int_equal(a->nusers, 10);
+	assert_int_equal(b->nusers, 9);
+	/* many operands, some twice: the set path */
+	HloInstr *wide[80];
+	for (int i = 0; i < 80; i++)
+		wide[i] = us[i % 9];
+	HloInstr *t = hlo_instr_new(c, HLO_TUPLE, x->shape, "wide", 80, wide);
+	assert_non_null(t);
+	for (int i = 0; i < 9; i++)
+		assert_int_equal(us[i]->nusers, 1);
+	hlo_instr_drop_operands(t);
+	for (int i = 0; i < 80; i++)
+		assert_null(t->ops[i]);
+	for (int i = 0; i < 9; i++)
+		assert_int_equal(us[i]->nusers, 0);
+	hlo_instr_drop_operands(us[3]);
+	assert_int_equal(a->nusers, 9);
+	assert_int_equal(b->nusers, 8);
+	hlo_instr_drop_operands(a); /* x was read twice: taken out once */
+	assert_null(a->ops[0]);
+	for (int i = 0; i < x->nusers; i++)
+		assert_ptr_not_equal(x->users[i], a);
+	hlo_module_free(m);
+}
+
+/* hlo_set_operand_known does what hlo_set_operand works out, when told
+ * right; an unlisted instruction is in the order but not in the names. */
+static void set_operand_known_and_unlisted(void **st)
+{
+	(void)st;
+	HloModule *m = load("ENTRY main {\n"
+			    "  p = f32[4] parameter(0)\n"
+			    "  q = f32[4] parameter(1)\n"
+			    "  ROOT a = f32[4] add(p, p)\n"
+			    "}\n");
+	HloComp *c = m->entry;
+	HloInstr *p = hlo_comp_find(c, "p"), *q = hlo_comp_find(c, "q"),
+		 *a = hlo_comp_find(c, "a");
+	hlo_set_operand_known(a, 1, q, true, false); /* add(p, q) */
+	assert_int_equal(p->nusers, 1);
+	assert_int_equal(q->nusers, 1);
+	hlo_set_operand_known(a, 0, q, false, true); /* add(q, q) */
+	assert_int_equal(p->nusers, 0);
+	assert_int_equal(q->nusers, 1);
+	assert_uses_exact(m);
+	int id = m->next_id, n = c->n;
+	HloInstr *u = hlo_instr_new_unlisted(c, HLO_PARAMETER, p->shape,
+					     "(unlisted)");
+	assert_non_null(u);
+	assert_int_equal(u->id, id);
+	assert_int_equal(c->n, n + 1);
+	assert_ptr_equal(c->instrs[n], u);
+	assert_null(hlo_comp_find(c, "(unlisted)"));
+	hlo_set_operand(a, 1, u);
+	assert_int_equal(u->nusers, 1);
+	assert_true(hlo_instr_rename(u, "r"));
+	assert_ptr_equal(hlo_comp_find(c, "r"), u);
+	assert_uses_exact(m);
 	hlo_module_free(m);
 }
 
@@ -616,6 +747,9 @@ int main(void)
 		cmocka_unit_test(clone_is_deep_and_prints_the_same),
 		cmocka_unit_test(use_lists_stay_exact),
 		cmocka_unit_test(users_removed_in_any_order_keep_order),
+		cmocka_unit_test(replace_all_uses_appends_in_one_go),
+		cmocka_unit_test(users_past_first_block_and_dropped_operands),
+		cmocka_unit_test(set_operand_known_and_unlisted),
 		cmocka_unit_test(unlink_then_sweep),
 		cmocka_unit_test(clone_keeps_ids_users_and_grows),
 		cmocka_unit_test(param_index_follows_changes),
