@@ -139,10 +139,13 @@ static bool clone_instrs(CloneCtx *cx, HloComp *dc, const HloComp *sc)
  * moves to a new one: arena_grow). */
 static bool wire(CloneCtx *cx, const HloComp *sc)
 {
+	/* each user list with a slot to spare: a value that gains one
+	 * user (a pass's new instruction reading it, before the old reader
+	 * goes) needs no arena_grow */
 	size_t total = 0;
 	for (int i = 0; i < sc->n; i++)
 		total += (size_t)sc->instrs[i]->nops +
-			 (size_t)sc->instrs[i]->nusers;
+			 (size_t)sc->instrs[i]->nusers + 1;
 	HloInstr **v = total ? arena_raw(&cx->dst->arena, sizeof *v * total)
 			     : NULL;
 	if (total && !v)
@@ -157,12 +160,12 @@ static bool wire(CloneCtx *cx, const HloComp *sc)
 				*v++ = s->ops[j] ? cx->imap[s->ops[j]->id]
 						 : NULL;
 		}
-		if (s->nusers) {
-			d->users = v;
-			d->nusers = d->cap_users = s->nusers;
-			for (int j = 0; j < s->nusers; j++)
-				*v++ = cx->imap[s->users[j]->id];
-		}
+		d->users = v;
+		d->nusers = s->nusers;
+		d->cap_users = s->nusers + 1;
+		for (int j = 0; j < s->nusers; j++)
+			*v++ = cx->imap[s->users[j]->id];
+		v++;
 	}
 	return true;
 }

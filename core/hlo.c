@@ -366,7 +366,7 @@ static inline bool add_user(HloInstr *op, HloInstr *user)
  * hlo_replace_all_uses does, from the front, or backwards from the
  * middle as fusion does, consumer by consumer, for a value read by
  * thousands) so stay linear. */
-static void remove_user(HloInstr *op, HloInstr *user)
+static inline void remove_user(HloInstr *op, HloInstr *user)
 {
 	HloInstr **u = op->users;
 	int n = op->nusers;

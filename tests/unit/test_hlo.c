@@ -523,6 +523,24 @@ static void clone_keeps_ids_users_and_grows(void **st)
 	assert_ptr_equal(dc->instrs[sc->n + 19], x);
 	assert_ptr_equal(dc->instrs[0], hlo_comp_find(dc, "p"));
 	assert_true(x->id >= m->next_id);
+	/* Each copied list has a slot to spare in the shared block: users
+	 * gained there (one, then more) leave the neighbours' lists alone. */
+	for (int k = 0; k < 3; k++)
+		for (int i = 0; i < sc->n; i++) {
+			HloInstr *o = dc->instrs[i];
+			assert_non_null(hlo_instr_new(dc, HLO_NEGATE, o->shape,
+						      NULL, 1, &o));
+			assert_uses_exact(c);
+		}
+	for (int i = 0; i < sc->n; i++) {
+		HloInstr *s = sc->instrs[i], *d = dc->instrs[i];
+		assert_int_equal(d->nops, s->nops);
+		for (int k = 0; k < s->nops; k++)
+			assert_string_equal(d->ops[k]->name, s->ops[k]->name);
+		for (int k = 0; k < s->nusers; k++)
+			assert_string_equal(d->users[k]->name,
+					    s->users[k]->name);
+	}
 	hlo_module_free(m);
 	hlo_module_free(c);
 }
