@@ -243,9 +243,9 @@ void hlo_module_reset_name_hints(HloModule *m)
 		NameMap *nm = &m->comps[i]->names;
 		if (!nm->hints)
 			continue;
-		if (nm->arena) /* kept, cleared: as a fresh one reads */
+		if (nm->arena) { /* kept, cleared: as a fresh one reads */
 			memset(nm->hints, 0, NAME_HINTS * sizeof(NameHint));
-		else {
+		} else {
 			free(nm->hints);
 			nm->hints = NULL;
 		}
