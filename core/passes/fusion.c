@@ -1429,20 +1429,9 @@ static HloInstr *new_param(HloComp *fc, Shape *shape, const char *name,
 		par = hlo_instr_new_unique(fc, HLO_PARAMETER, shape, name, 0,
 					   NULL);
 	} else {
-		Arena *a = &fc->module->arena;
-		par = arena_alloc(a, sizeof *par);
-		HloInstr **v = par ? arena_grow(a, fc->instrs, sizeof *v,
-						&fc->cap, fc->n + 1)
-				   : NULL;
-		if (!v)
-			return NULL;
-		fc->instrs = v;
-		par->id = fc->module->next_id++;
-		par->name = FZ_UNNAMED;
-		par->op = HLO_PARAMETER;
-		par->shape = shape;
-		par->parent = fc;
-		fc->instrs[fc->n++] = par;
+		/* with room for its first users, as any instruction */
+		par = hlo_instr_new_unlisted(fc, HLO_PARAMETER, shape,
+					     FZ_UNNAMED);
 	}
 	if (par) {
 		par->param_no = no;
