@@ -1499,9 +1499,9 @@ static bool in_order(HloComp *c)
 	bool ok = true;
 	for (int i = 0; ok && i < n; i++) {
 		HloInstr *x = xs[i];
-		HloInstr *const *op = x->ops, *const *end = op + x->nops;
-		for (; op < end; op++) {
-			const HloInstr *o = *op;
+		/* by index: ops is NULL when there are none */
+		for (int k = 0; k < x->nops; k++) {
+			const HloInstr *o = x->ops[k];
 			if (o && o->parent == c &&
 			    (o->mark >= (unsigned)i || xs[o->mark] != o)) {
 				ok = false;
