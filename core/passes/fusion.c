@@ -844,23 +844,17 @@ typedef struct PairBytes {
 	int64_t dup_reads;
 } PairBytes;
 
-/* p's reads are counted as the cost model counts them
- * (cost_operand_bytes): a slice, dynamic-slice or gather reads what it
- * returns of its operand, a fusion what its computation reads. c's come
- * from the walk of its operands (consumer_walk), which marked them. */
-static PairBytes pair_bytes(const HloInstr *p, Consumer *k)
+/* The producer's half of PairBytes, r.nops and r.merged holding c's:
+ * p's reads, counted as the cost model counts them (cost_operand_bytes:
+ * a slice, dynamic-slice or gather reads what it returns of its
+ * operand, a fusion what its computation reads), but not those c reads
+ * already (marked mk), p itself or p's own repeats; then the saving,
+ * io_c being c's operands (p's value among them when c reads it) and
+ * result. */
+static inline void producer_half(PairBytes *r, const HloInstr *p,
+				 unsigned mk, int64_t io_c)
 {
-	PairBytes r = {0};
-	consumer_walk(k);
-	unsigned mk = k->mark;
-	int64_t pb = fz_bytes_of(p);
-	/* c's reads of its other operands are the same before and after:
-	 * they cancel out of saved (the whole operand will do) */
-	bool p_in_c = p->mark == mk;
-	int64_t io_c = k->io; /* c's operands and result */
-	r.nops = k->nd - p_in_c;
-	r.merged = io_c - (p_in_c ? pb : 0); /* p's value is inside now */
-	int64_t io_p = pb, n = shape_elements(p->shape);
+	int64_t io_p = fz_bytes_of(p), n = shape_elements(p->shape);
 	for (int i = 0; i < p->nops; i++) {
 		const HloInstr *o = p->ops[i];
 		if (!o)
@@ -871,29 +865,43 @@ static PairBytes pair_bytes(const HloInstr *p, Consumer *k)
 			io_p += read;
 		if (again || o == p || o->mark == mk)
 			continue; /* read by c already, or p's own repeat */
-		r.nops++;
-		r.merged += read;
+		r->nops++;
+		r->merged += read;
 		if (o->op != HLO_BROADCAST && o->op != HLO_IOTA &&
 		    o->op != HLO_CONSTANT && shape_elements(o->shape) >= n)
-			r.dup_reads += read;
+			r->dup_reads += read;
 	}
 	bool kernel = fz_is_kernel(p),
 	     kept = (p->nusers > 1 || p->parent->root == p) && kernel;
 	int64_t own = kernel ? io_p : 0;
-	r.saved = io_c + own - (r.merged + (kept ? own : 0));
+	r->saved = io_c + own - (r->merged + (kept ? own : 0));
+}
+
+/* c's half comes from the walk of its operands (consumer_walk), which
+ * marked them. */
+static PairBytes pair_bytes(const HloInstr *p, Consumer *k)
+{
+	PairBytes r = {0};
+	consumer_walk(k);
+	unsigned mk = k->mark;
+	int64_t pb = fz_bytes_of(p);
+	/* c's reads of its other operands are the same before and after:
+	 * they cancel out of saved (the whole operand will do) */
+	bool p_in_c = p->mark == mk;
+	r.nops = k->nd - p_in_c;
+	r.merged = k->io - (p_in_c ? pb : 0); /* p's value is inside now */
+	producer_half(&r, p, mk, k->io);
 	return r;
 }
 
-/* pair_bytes without a Consumer, from one walk over each one's
- * operands with a mark of its own (fusion_judge: as it always has, so
- * `why` says what it said; in a module fresh from the verifier, marks
- * may hold indices a new mark can equal). */
+/* pair_bytes without a Consumer, from a walk over c's operands with a
+ * mark of its own (fusion_judge, for `why`). */
 static PairBytes pair_bytes_once(const HloInstr *p, const HloInstr *c)
 {
 	PairBytes r = {0};
 	unsigned mk = fz_fresh_mark(c);
 	((HloInstr *)p)->mark = mk; /* p's value is inside now */
-	int64_t io_c = fz_bytes_of(c), pb = fz_bytes_of(p);
+	int64_t io_c = fz_bytes_of(c);
 	bool p_in_c = false;
 	for (int i = 0; i < c->nops; i++) {
 		const HloInstr *o = c->ops[i];
@@ -906,28 +914,7 @@ static PairBytes pair_bytes_once(const HloInstr *p, const HloInstr *c)
 		}
 	}
 	r.merged = io_c; /* c's operands but p, and c's result */
-	if (p_in_c)
-		io_c += pb;
-	int64_t io_p = pb, n = shape_elements(p->shape);
-	for (int i = 0; i < p->nops; i++) {
-		const HloInstr *o = p->ops[i];
-		if (!o)
-			continue;
-		int64_t read = cost_operand_bytes(p, i);
-		if (!fz_among(p->ops, i, o))
-			io_p += read;
-		if (!fz_first_time(o, mk))
-			continue; /* read by c already, or p's own repeat */
-		r.nops++;
-		r.merged += read;
-		if (o->op != HLO_BROADCAST && o->op != HLO_IOTA &&
-		    o->op != HLO_CONSTANT && shape_elements(o->shape) >= n)
-			r.dup_reads += read;
-	}
-	bool kernel = fz_is_kernel(p),
-	     kept = (p->nusers > 1 || p->parent->root == p) && kernel;
-	int64_t own = kernel ? io_p : 0;
-	r.saved = io_c + own - (r.merged + (kept ? own : 0));
+	producer_half(&r, p, mk, p_in_c ? io_c + fz_bytes_of(p) : io_c);
 	return r;
 }
 
