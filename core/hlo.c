@@ -999,26 +999,34 @@ static int dfs_from(HloInstr *start, unsigned open, unsigned done,
 	return k;
 }
 
-int hlo_comp_post_order(HloComp *c, HloInstr ***out)
+int hlo_comp_post_order_into(HloComp *c, HloInstr **out)
 {
 	HloModule *m = c->module;
-	*out = NULL;
-	HloInstr **res = malloc(sizeof *res * (size_t)(c->n + 1));
-	Frame *stack = malloc(sizeof *stack * (size_t)(c->n + 1));
-	if (!res || !stack) {
-		free(res);
-		free(stack);
+	/* the walk's stack on the C stack for a small computation (most
+	 * fused ones): it is never deeper than c->n */
+	Frame small[64];
+	Frame *stack = c->n < 64 ? small
+				 : malloc(sizeof *stack * (size_t)(c->n + 1));
+	if (!stack)
 		return -1;
-	}
 	for (int i = 0; i < c->n; i++) /* marks may hold other walks' data */
 		c->instrs[i]->mark = 0;
 	unsigned open = hlo_new_mark(m), done = hlo_new_mark(m);
 	int k = 0;
 	if (c->root)
-		k = dfs_from(c->root, open, done, stack, res, k);
+		k = dfs_from(c->root, open, done, stack, out, k);
 	for (int i = 0; i < c->n && k >= 0; i++)
-		k = dfs_from(c->instrs[i], open, done, stack, res, k);
-	free(stack);
+		k = dfs_from(c->instrs[i], open, done, stack, out, k);
+	if (stack != small)
+		free(stack);
+	return k;
+}
+
+int hlo_comp_post_order(HloComp *c, HloInstr ***out)
+{
+	*out = NULL;
+	HloInstr **res = malloc(sizeof *res * (size_t)(c->n + 1));
+	int k = res ? hlo_comp_post_order_into(c, res) : -1;
 	if (k < 0) {
 		free(res);
 		return -1;

@@ -347,6 +347,9 @@ unsigned hlo_new_mark(HloModule *m);
 /* Post order of c reachable from its root plus the unreachable rest, in a
  * malloc'd array the caller frees. Returns count, -1 on cycle/oom. */
 int hlo_comp_post_order(HloComp *c, HloInstr ***out);
+/* The same into out, which has room for c->n + 1 (no allocation for a
+ * small computation). */
+int hlo_comp_post_order_into(HloComp *c, HloInstr **out);
 /* Reorders c's instructions so that every operand comes before its users,
  * keeping the existing order where it already is one (a depth-first post
  * order over operands, started from each instruction in turn; an order

@@ -1717,61 +1717,11 @@ static const char *clash_name(Fz *z, HloComp *dst, const HloInstr *s,
 					   &outer->names, &dst->names));
 }
 
-/* hlo_comp_post_order's walk (from the root, then from each instruction
- * in order; the same marks on the way) into po, room for c->n: without
- * its two mallocs, which cost as much as the walk for the few
- * instructions a fused computation has. -1 on a cycle or out of memory. */
-static int post_order_into(HloComp *c, HloInstr **po)
-{
-	typedef struct {
-		HloInstr *ins;
-		int next;
-	} Frame;
-	Frame small[64];
-	Frame *stack =
-		c->n < 64 ? small : malloc(sizeof *stack * (size_t)(c->n + 1));
-	if (!stack)
-		return -1;
-	for (int i = 0; i < c->n; i++) /* marks may hold other walks' data */
-		c->instrs[i]->mark = 0;
-	unsigned open = hlo_new_mark(c->module), done = hlo_new_mark(c->module);
-	int k = 0;
-	for (int i = -1; i < c->n && k >= 0; i++) {
-		HloInstr *start = i < 0 ? c->root : c->instrs[i];
-		if (!start || start->mark == done)
-			continue;
-		int sp = 0;
-		stack[sp++] = (Frame){start, 0};
-		start->mark = open;
-		while (sp > 0) {
-			Frame *f = &stack[sp - 1];
-			if (f->next < f->ins->nops) {
-				HloInstr *o = f->ins->ops[f->next++];
-				if (!o || o->mark == done)
-					continue;
-				if (o->mark == open) {
-					k = -1; /* a cycle */
-					break;
-				}
-				o->mark = open;
-				stack[sp++] = (Frame){o, 0};
-				continue;
-			}
-			f->ins->mark = done;
-			po[k++] = f->ins;
-			sp--;
-		}
-	}
-	if (stack != small)
-		free(stack);
-	return k;
-}
-
 int fz_inline_comp_in(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
 		      HloInstr *const *ops, int nops, HloInstr **po,
 		      HloInstr **map)
 {
-	int n = post_order_into(src, po);
+	int n = hlo_comp_post_order_into(src, po);
 	if (n < 0) {
 		z->failed = true;
 		return -1;
