@@ -1623,7 +1623,9 @@ HloInstr *fz_param_for(Fz *z, HloInstr *f, HloInstr *o)
 	ops[f->nops] = NULL;
 	f->ops = ops;
 	f->nops++;
-	hlo_set_operand(f, f->nops - 1, o);
+	/* o is in no other slot (looked for above): f joins its users
+	 * without hlo_set_operand's look over f's operands */
+	hlo_set_operand_known(f, f->nops - 1, o, false, false);
 	/* param_N by its number, the name tidy_params gives it at the end.
 	 * In a computation tidy_params renames, where param_N is often
 	 * still held by a parameter renumbered since, a name from the
