@@ -1197,21 +1197,22 @@ static unsigned ptr_hash(const void *p)
 	return (unsigned)(x >> 32);
 }
 
-/* c's place in z->touched, or -1: fz_index_find's probe, inline (the
- * passes ask this tens of thousands of times). */
+typedef struct TouchQuery {
+	const Fz *z;
+	const HloComp *c;
+} TouchQuery;
+
+static bool same_touched(const void *ctx, int v)
+{
+	const TouchQuery *q = ctx;
+	return q->z->touched[v] == q->c;
+}
+
+/* c's place in z->touched, or -1. */
 static int touched_at(const Fz *z, const HloComp *c)
 {
-	const FzIndex *ix = &z->touched_ix;
-	if (!ix->cap)
-		return -1;
-	unsigned h = ptr_hash(c), mask = (unsigned)ix->cap - 1;
-	for (unsigned i = h & mask;; i = (i + 1) & mask) {
-		const struct FzSlot *s = &ix->slot[i];
-		if (s->v < 0)
-			return -1;
-		if (s->h == h && z->touched[s->v] == c)
-			return s->v;
-	}
+	TouchQuery q = {z, c};
+	return fz_index_find(&z->touched_ix, ptr_hash(c), same_touched, &q);
 }
 
 /* fz_touch for c not touched yet (one just made). */
@@ -1990,22 +1991,22 @@ static const char *rec_known(const Fz *z, const char *s)
 	return z->rec_src[h] == s ? z->rec_dup[h] : NULL;
 }
 
-/* Where kernel k was forwarded (its entry in fwd), or -1. The index is
- * probed here, not through fz_index_find, as kernel_now asks it for
- * nearly every decision. */
+typedef struct FwdQuery {
+	const Fz *z;
+	const HloInstr *k;
+} FwdQuery;
+
+static bool same_from(const void *ctx, int v)
+{
+	const FwdQuery *q = ctx;
+	return q->z->fwd[v].from == q->k;
+}
+
+/* Where kernel k was forwarded (its entry in fwd), or -1. */
 static int fwd_at(const Fz *z, const HloInstr *k)
 {
-	const FzIndex *ix = &z->fwd_ix;
-	if (!ix->cap)
-		return -1;
-	unsigned h = ptr_hash(k), mask = (unsigned)ix->cap - 1;
-	for (unsigned i = h & mask;; i = (i + 1) & mask) {
-		const struct FzSlot *sl = &ix->slot[i];
-		if (sl->v < 0)
-			return -1;
-		if (sl->h == h && z->fwd[sl->v].from == k)
-			return sl->v;
-	}
+	FwdQuery q = {z, k};
+	return fz_index_find(&z->fwd_ix, ptr_hash(k), same_from, &q);
 }
 
 /* kernel_now when it has to look. */
@@ -2086,21 +2087,10 @@ static bool same_decision(const void *ctx, int v)
 	       same_name(q->z, d->comp, q->comp);
 }
 
-/* The decision of key h that q is about, or -1 (fz_index_find over
- * z->seen, probed here: every decision asks it). */
+/* The decision of key h that q is about, or -1. */
 static int seen_at(const Fz *z, unsigned h, const DecisionQuery *q)
 {
-	const FzIndex *ix = &z->seen;
-	if (!ix->cap)
-		return -1;
-	unsigned mask = (unsigned)ix->cap - 1;
-	for (unsigned i = h & mask;; i = (i + 1) & mask) {
-		const struct FzSlot *sl = &ix->slot[i];
-		if (sl->v < 0)
-			return -1;
-		if (sl->h == h && same_decision(q, sl->v))
-			return sl->v;
-	}
+	return fz_index_find(&z->seen, h, same_decision, q);
 }
 
 /* The key of a decision's names: the three words' hashes combined. */

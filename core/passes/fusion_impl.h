@@ -197,9 +197,24 @@ void fz_clear_groups(FusionLog *l);
 /* FNV-1a of strings s[0..n-1], each followed by a blank (names have
  * none, so the words are told apart). */
 unsigned fz_hash_words(const char *const *s, int n);
-/* The entry of hash h for which same(ctx, entry) holds, or -1. */
-int fz_index_find(const FzIndex *ix, unsigned h,
-		  bool (*same)(const void *ctx, int v), const void *ctx);
+/* The entry of hash h for which same(ctx, entry) holds, or -1. Inline:
+ * the passes probe tens of thousands of times, and a caller's constant
+ * same is then inlined too. */
+static inline int fz_index_find(const FzIndex *ix, unsigned h,
+				bool (*same)(const void *ctx, int v),
+				const void *ctx)
+{
+	if (!ix->cap)
+		return -1;
+	unsigned mask = (unsigned)ix->cap - 1;
+	for (unsigned i = h & mask;; i = (i + 1) & mask) {
+		const struct FzSlot *s = &ix->slot[i];
+		if (s->v < 0)
+			return -1;
+		if (s->h == h && same(ctx, s->v))
+			return s->v;
+	}
+}
 bool fz_index_add(FzIndex *ix, unsigned h, int v);
 /* Room for n entries in all, so that adding them moves nothing. */
 bool fz_index_reserve(FzIndex *ix, int n);

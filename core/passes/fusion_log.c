@@ -206,21 +206,6 @@ unsigned fz_hash_words(const char *const *s, int n)
 	return h;
 }
 
-int fz_index_find(const FzIndex *ix, unsigned h,
-		  bool (*same)(const void *ctx, int v), const void *ctx)
-{
-	if (!ix->cap)
-		return -1;
-	int mask = ix->cap - 1;
-	for (int i = (int)(h & (unsigned)mask);; i = (i + 1) & mask) {
-		const struct FzSlot *s = &ix->slot[i];
-		if (s->v < 0)
-			return -1;
-		if (s->h == h && same(ctx, s->v))
-			return s->v;
-	}
-}
-
 /* ix with nc slots (a power of two), its entries placed again. */
 static bool index_resize(FzIndex *ix, int nc)
 {
