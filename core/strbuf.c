@@ -100,3 +100,25 @@ char *sb_take(StrBuf *b)
 	memset(b, 0, sizeof *b);
 	return s;
 }
+
+/* The length of the valid UTF-8 sequence at s[0..n) (1 to 4), or 0
+ * when it is not one (a stray or cut-off byte, an overlong form, a
+ * surrogate, past U+10FFFF). */
+size_t utf8_len(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t len = u[0] < 0x80 ? 1
+		     : u[0] >= 0xc2 && u[0] <= 0xdf ? 2
+		     : u[0] >= 0xe0 && u[0] <= 0xef ? 3
+		     : u[0] >= 0xf0 && u[0] <= 0xf4 ? 4
+						     : 0;
+	if (!len || len > n)
+		return 0;
+	for (size_t k = 1; k < len; k++)
+		if ((u[k] & 0xc0) != 0x80)
+			return 0;
+	if ((u[0] == 0xe0 && u[1] < 0xa0) || (u[0] == 0xed && u[1] >= 0xa0) ||
+	    (u[0] == 0xf0 && u[1] < 0x90) || (u[0] == 0xf4 && u[1] >= 0x90))
+		return 0;
+	return len;
+}

@@ -25,4 +25,9 @@ const char *sb_str(StrBuf *b);
 /* Transfers ownership of the malloc'd string to the caller. */
 char *sb_take(StrBuf *b);
 
+/* The length of the valid UTF-8 sequence at s[0..n) (1 to 4), or 0
+ * when it is not one (a stray or cut-off byte, an overlong form, a
+ * surrogate, past U+10FFFF). */
+size_t utf8_len(const char *s, size_t n);
+
 #endif

@@ -130,28 +130,6 @@ static Scheme scheme_of(const HloInstr *ins, bool fused)
 
 /* --- text helpers --- */
 
-/* The length of the valid UTF-8 sequence at s[0..n) (1 to 4), or 0
- * when it is not one (a stray or cut-off byte, an overlong form, a
- * surrogate, past U+10FFFF). */
-size_t viz_utf8_len(const char *s, size_t n)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t len = u[0] < 0x80 ? 1
-		     : u[0] >= 0xc2 && u[0] <= 0xdf ? 2
-		     : u[0] >= 0xe0 && u[0] <= 0xef ? 3
-		     : u[0] >= 0xf0 && u[0] <= 0xf4 ? 4
-						     : 0;
-	if (!len || len > n)
-		return 0;
-	for (size_t k = 1; k < len; k++)
-		if ((u[k] & 0xc0) != 0x80)
-			return 0;
-	if ((u[0] == 0xe0 && u[1] < 0xa0) || (u[0] == 0xed && u[1] >= 0xa0) ||
-	    (u[0] == 0xf0 && u[1] < 0x90) || (u[0] == 0xf4 && u[1] >= 0x90))
-		return 0;
-	return len;
-}
-
 /* Characters are copied whole; a byte that starts no valid UTF-8
  * sequence (names come from any file; a cut may split one) becomes
  * U+FFFD, so that Graphviz and browsers read the text. */
@@ -159,7 +137,7 @@ void viz_html_escape(StrBuf *b, const char *s, size_t n, bool controls)
 {
 	for (size_t i = 0; i < n; i++) {
 		if ((unsigned char)s[i] >= 0x80) {
-			size_t k = viz_utf8_len(s + i, n - i);
+			size_t k = utf8_len(s + i, n - i);
 			if (k)
 				sb_putn(b, s + i, k);
 			else
@@ -218,7 +196,7 @@ static void quoted(StrBuf *b, const char *s)
 	sb_putc(b, '"');
 	for (size_t n = strlen(s); *s; s++, n--) {
 		if ((unsigned char)*s >= 0x80) { /* as viz_html_escape */
-			size_t k = viz_utf8_len(s, n);
+			size_t k = utf8_len(s, n);
 			if (k)
 				sb_putn(b, s, k);
 			else

@@ -84,8 +84,6 @@ bool viz_dot_compare(StrBuf *out, const HloModule *a, const char *title_a,
  * tab and line ends stay and the others become U+FFFD; a byte
  * that starts no valid UTF-8 sequence becomes U+FFFD. */
 void viz_html_escape(StrBuf *b, const char *s, size_t n, bool controls);
-/* The length of the valid UTF-8 sequence at s[0..n) (1-4), else 0. */
-size_t viz_utf8_len(const char *s, size_t n);
 
 /* Instructions of the entry computation of m added or changed with
  * respect to prev (matched by name); the count. */

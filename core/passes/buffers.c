@@ -550,13 +550,22 @@ enum {
 static const char *const svg_fill[] = {"#f28e2b", "#4e79a7", "#9c755f",
 				       "#59a14f"};
 
-/* Text for XML: markup characters as entities, control and non-ASCII
- * bytes as '?', so that the file is always well-formed. */
+/* Text for XML: markup characters as entities, control bytes as '?',
+ * characters copied whole and a byte that starts no valid UTF-8
+ * sequence as U+FFFD, so that the file is always well-formed. */
 static void svg_text(StrBuf *b, const char *s)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '&')
+	size_t n = strlen(s);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x80) {
+			size_t k = utf8_len(s + i, n - i);
+			if (k)
+				sb_putn(b, s + i, k);
+			else
+				sb_puts(b, "\xef\xbf\xbd");
+			i += k ? k - 1 : 0;
+		} else if (c == '&')
 			sb_puts(b, "&amp;");
 		else if (c == '<')
 			sb_puts(b, "&lt;");
@@ -564,7 +573,7 @@ static void svg_text(StrBuf *b, const char *s)
 			sb_puts(b, "&gt;");
 		else if (c == '"')
 			sb_puts(b, "&quot;");
-		else if (c < 0x20 || c >= 0x7f)
+		else if (c < 0x20 || c == 0x7f)
 			sb_putc(b, '?');
 		else
 			sb_putc(b, (char)c);

@@ -49,6 +49,14 @@ static const char *picture_format(Session *s, const char *path)
 			   quote(q, sizeof q, path));
 		return NULL;
 	}
+	/* "render .svg" would write a hidden file named ".svg". */
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (base[0] == '.' && strchr(base + 1, '.') == NULL) {
+		repl_error(s, "'%s' has no file name before %s",
+			   quote(q, sizeof q, path), base);
+		return NULL;
+	}
 	if (strcmp(fmt, "dot") != 0 && !viz_have_graphviz()) {
 		repl_error(s,
 			   "cannot render '%s': built without Graphviz, so "

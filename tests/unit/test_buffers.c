@@ -450,6 +450,13 @@ static void test_svg(void **state)
 	assert_non_null(strstr(svg, "arena offset"));
 	for (int k = 0; k < 4; k++)
 		assert_non_null(strstr(svg, buffers_kind_name((BufferKind)k)));
+	/* UTF-8 names keep their characters; a stray byte becomes U+FFFD */
+	sb_clear(&b);
+	buffers_svg(&b, &a.ba, a.info, "mod\xc3\xa9le \xe2\x86\x92 x\xff\xc3");
+	svg = sb_str(&b);
+	assert_null(xml_check(svg));
+	assert_non_null(strstr(svg, "mod\xc3\xa9le \xe2\x86\x92 "
+				    "x\xef\xbf\xbd\xef\xbf\xbd<"));
 	sb_free(&b);
 	asg_free(&a);
 }

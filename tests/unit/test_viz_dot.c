@@ -282,7 +282,7 @@ static void test_utf8_labels(void **state)
 	VizOpts o = {0};
 	char *dot = module_dot(m, &o, NULL);
 	for (size_t i = 0, n = strlen(dot); i < n;) {
-		size_t k = viz_utf8_len(dot + i, n - i);
+		size_t k = utf8_len(dot + i, n - i);
 		if (!k)
 			fail_msg("byte %zu of the DOT text is no UTF-8", i);
 		i += k;
