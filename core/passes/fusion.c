@@ -1984,11 +1984,15 @@ static inline char *rec_dup(Fz *z, const char *s)
 	return z->rec_dup[h];
 }
 
-/* The copy rec_dup made of s, when the cache still has it, else NULL. */
-static const char *rec_known(const Fz *z, const char *s)
+/* rec_dup, and s's hash in *h. */
+static inline char *rec_hashed(Fz *z, const char *s, unsigned *h)
 {
-	int h = (int)(((uintptr_t)s >> 3) % FZ_REC_CACHE);
-	return z->rec_src[h] == s ? z->rec_dup[h] : NULL;
+	int k = rec_slot(z, s);
+	*h = z->rec_hash[k];
+	if (!z->rec_dup[k])
+		z->rec_dup[k] = arena_dup(&z->log->a, s,
+					  (size_t)z->rec_len[k] + 1);
+	return z->rec_dup[k];
 }
 
 typedef struct FwdQuery {
@@ -2065,16 +2069,18 @@ static const HloInstr *kernel_of(const Fz *z, int v)
 typedef struct DecisionQuery {
 	const Fz *z;
 	const char *comp, *prod, *cons; /* the module's or the log's */
+	/* their copies in the log (NULL: not known) */
+	const char *dcomp, *dprod, *dcons;
 	bool siblings;
 	const HloInstr *kernel; /* as it was when recorded (kernel_now) */
 } DecisionQuery;
 
 /* Is the log's name a the name s (the module's, or the log's own)? The
- * same pointer, or the copy rec_dup made of s, is the same name without
- * comparing the text. */
-static inline bool same_name(const Fz *z, const char *a, const char *s)
+ * same pointer, or dup, the copy rec_dup made of s, is the same name
+ * without comparing the text. */
+static inline bool same_name(const char *a, const char *s, const char *dup)
 {
-	return a == s || a == rec_known(z, s) || !strcmp(a, s);
+	return a == s || a == dup || !strcmp(a, s);
 }
 
 static bool same_decision(const void *ctx, int v)
@@ -2082,9 +2088,9 @@ static bool same_decision(const void *ctx, int v)
 	const DecisionQuery *q = ctx;
 	const FusionDecision *d = &q->z->log->d[v];
 	return kernel_of(q->z, v) == q->kernel && d->siblings == q->siblings &&
-	       same_name(q->z, d->consumer, q->cons) &&
-	       same_name(q->z, d->producer, q->prod) &&
-	       same_name(q->z, d->comp, q->comp);
+	       same_name(d->consumer, q->cons, q->dcons) &&
+	       same_name(d->producer, q->prod, q->dprod) &&
+	       same_name(d->comp, q->comp, q->dcomp);
 }
 
 /* The decision of key h that q is about, or -1. */
@@ -2094,13 +2100,12 @@ static int seen_at(const Fz *z, unsigned h, const DecisionQuery *q)
 }
 
 /* The key of a decision's names: the three words' hashes combined. */
-static unsigned decision_names(Fz *z, const char *comp, const char *prod,
-			       const char *cons)
+static unsigned decision_names(unsigned comp, unsigned prod, unsigned cons)
 {
-	unsigned h = z->rec_hash[rec_slot(z, comp)];
-	h = (h ^ z->rec_hash[rec_slot(z, prod)]) * 0x01000193u;
+	unsigned h = comp;
+	h = (h ^ prod) * 0x01000193u;
 	h = (h ^ (h >> 15)) * 0x2c1b3c6du;
-	return (h ^ z->rec_hash[rec_slot(z, cons)]) * 0x01000193u;
+	return (h ^ cons) * 0x01000193u;
 }
 
 /* The key of a decision: its names and the kernel it was made in. */
@@ -2117,7 +2122,8 @@ static bool same_verdict(const FusionDecision *d, const char *pass,
 	       d->fused == v->fused && d->bytes_saved == v->saved &&
 	       d->fmt == v->fmt && !d->reason && d->nargs == v->nargs &&
 	       !memcmp(d->args, v->args, (size_t)v->nargs) &&
-	       (into ? d->into && !strcmp(d->into, into) : !d->into);
+	       (into ? d->into && (d->into == into || !strcmp(d->into, into))
+		     : !d->into);
 }
 
 /* Room for the decisions the pass expects (z->expect), taken when it
@@ -2142,9 +2148,20 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 	/* A kernel forwarded since a decision was recorded in it makes a
 	 * second one: settle_decisions keeps the last word of the two. */
 	kernel = kernel_now(z, kernel);
-	unsigned names = decision_names(z, comp, prod, cons);
+	/* each name looked up once, its copy made with its hash (the next
+	 * lookup may take its cache slot) */
+	unsigned hm, hp, hc;
+	char *dm = rec_hashed(z, comp, &hm), *dp = rec_hashed(z, prod, &hp),
+	     *dc = rec_hashed(z, cons, &hc),
+	     *di = into ? rec_dup(z, into) : NULL;
+	if (!dp || !dc || !dm || (into && !di)) {
+		z->failed = true;
+		return;
+	}
+	unsigned names = decision_names(hm, hp, hc);
 	unsigned h = decision_hash(names, kernel);
-	DecisionQuery q = {z, comp, prod, cons, v->siblings, kernel};
+	DecisionQuery q = {z, comp, prod, cons, dm, dp, dc, v->siblings,
+			   kernel};
 	int at = seen_at(z, h, &q);
 	FusionDecision *d;
 	if (at >= 0) {
@@ -2152,7 +2169,7 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 		 * (the old strings stay in the log's arena). Often it is the
 		 * same word: a producer that cannot fuse stays so. */
 		d = &l->d[at];
-		if (same_verdict(d, z->pass, into, v))
+		if (same_verdict(d, z->pass, di, v))
 			return;
 	} else {
 		if (!z->kern_started) {
@@ -2179,8 +2196,6 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 		z->nkern = i + 1;
 		d = &l->d[l->n++];
 	}
-	char *dp = rec_dup(z, prod), *dc = rec_dup(z, cons),
-	     *dm = rec_dup(z, comp), *di = into ? rec_dup(z, into) : NULL;
 	*d = (FusionDecision){
 		.producer = dp,
 		.consumer = dc,
@@ -2196,8 +2211,7 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 		.siblings = v->siblings,
 		.bytes_saved = v->saved,
 	};
-	if (!d->producer || !d->consumer || !d->comp || !d->args ||
-	    (into && !d->into))
+	if (!d->args)
 		z->failed = true;
 }
 
@@ -2309,8 +2323,9 @@ static void dedup_decisions(Fz *z, const PtrSet *targets, int ntargets)
 			in = kn && ptrset_has(targets, kn);
 		}
 		if (in) {
-			DecisionQuery q = {z, d->comp, d->producer,
-					   d->consumer, d->siblings, kn};
+			DecisionQuery q = {z,	 d->comp, d->producer,
+					   d->consumer, NULL,	 NULL,
+					   NULL,	d->siblings, kn};
 			unsigned h = decision_hash(names, kn);
 			/* same_decision reads kern[] and the log up to k:
 			 * the ones kept so far */
