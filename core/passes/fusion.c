@@ -1547,15 +1547,26 @@ static void detach_param(HloInstr *par)
 	par->parent = NULL;
 }
 
-/* f's operand i goes (the parameter for it is gone already). */
-static void drop_op(HloInstr *f, int i)
+/* f's operand i goes (the parameter for it is gone already).
+ * elsewhere: whether the operand is also in another slot of f (as
+ * hlo_set_operand_known takes it). */
+static void drop_op_known(HloInstr *f, int i, bool elsewhere)
 {
-	hlo_set_operand(f, i, NULL);
+	hlo_set_operand_known(f, i, NULL, elsewhere, false);
 	for (int k = i; k + 1 < f->nops; k++) {
 		HloInstr *o = f->ops[k + 1];
 		f->ops[k] = o; /* user lists are sets: o stays a user of f */
 	}
 	f->nops--;
+}
+
+static void drop_op(HloInstr *f, int i)
+{
+	HloInstr *o = f->ops[i];
+	bool elsewhere = false;
+	for (int k = 0; k < f->nops && !elsewhere; k++)
+		elsewhere = k != i && f->ops[k] == o;
+	drop_op_known(f, i, elsewhere);
 }
 
 /* Removes f's operand i and the fused parameter it feeds (which must have
@@ -1588,7 +1599,8 @@ void fz_drop_operand(HloInstr *f, int i)
  * until fz_finish compacts it. Walks of fused computations meanwhile
  * skip detached parameters (scan_one; fz_copy_into compacts a
  * computation it inlines). */
-static void drop_operand_late(HloInstr *f, int i, HloInstr *par)
+static void drop_operand_late(HloInstr *f, int i, HloInstr *par,
+			      bool elsewhere)
 {
 	HloComp *fc = fz_fused_comp(f);
 	bool exact = par && fc->npidx == f->nops && fc->pidx[i] == par;
@@ -1604,25 +1616,52 @@ static void drop_operand_late(HloInstr *f, int i, HloInstr *par)
 	for (int k = i + 1; k < fc->npidx; k++)
 		fc->pidx[k]->param_no--;
 	hlo_comp_param_dropped(fc, i);
-	drop_op(f, i);
+	drop_op_known(f, i, elsewhere);
 }
 
 /* The fused parameter of f for outer value o, made when f lacks one. */
 HloInstr *fz_param_for(Fz *z, HloInstr *f, HloInstr *o)
 {
 	HloComp *fc = fz_fused_comp(f);
-	for (int i = 0; i < f->nops; i++)
+	/* Use lists are exact: o is an operand of f exactly when f is one
+	 * of its users, the shorter list to look at (a fusion of many
+	 * operands mostly gains values read once or twice). */
+	bool known = false;
+	if (o->nusers < f->nops) {
+		for (int k = 0; k < o->nusers && !known; k++)
+			known = o->users[k] == f;
+	} else {
+		known = true;
+	}
+	for (int i = 0; known && i < f->nops; i++)
 		if (f->ops[i] == o)
 			return hlo_comp_param(fc, i);
-	Arena *a = &z->m->arena;
-	HloInstr **ops = arena_raw(a, sizeof *ops * (size_t)(f->nops + 1));
-	if (!ops) {
-		z->failed = true;
-		return NULL;
+#if XR_ASAN
+	for (int i = 0; i < f->nops; i++)
+		if (f->ops[i] == o) {
+			fprintf(stderr, "fz_param_for: %s reads %s, not among "
+					"its users\n",
+				f->name, o->name);
+			abort();
+		}
+#endif
+	if (f != z->grown_of || f->ops != z->grown_ops ||
+	    f->nops >= z->grown_cap) {
+		/* room to grow: copied once per doubling, not per operand */
+		int cap = f->nops < 4 ? 8 : 2 * f->nops;
+		HloInstr **ops = arena_raw(&z->m->arena, sizeof *ops *
+							  (size_t)cap);
+		if (!ops) {
+			z->failed = true;
+			return NULL;
+		}
+		memcpy(ops, f->ops, sizeof *ops * (size_t)f->nops);
+		f->ops = ops;
+		z->grown_of = f;
+		z->grown_ops = ops;
+		z->grown_cap = cap;
 	}
-	memcpy(ops, f->ops, sizeof *ops * (size_t)f->nops);
-	ops[f->nops] = NULL;
-	f->ops = ops;
+	f->ops[f->nops] = NULL;
 	f->nops++;
 	/* o is in no other slot (looked for above): f joins its users
 	 * without hlo_set_operand's look over f's operands */
@@ -1835,8 +1874,9 @@ HloInstr *fz_copy_into(Fz *z, HloInstr *p, HloInstr *f)
 }
 
 /* Fuses producer p into fusion f (f uses p): a copy of p inside, f's
- * parameters fed by p replaced by it; p goes when nothing else uses it. */
-static void fuse_into(Fz *z, HloInstr *p, HloInstr *f)
+ * parameters fed by p replaced by it; p goes when nothing else uses it.
+ * at: p's first slot in f's operands. */
+static void fuse_into(Fz *z, HloInstr *p, HloInstr *f, int at)
 {
 	Group g = fz_group(z->groups, f);
 	int nops = f->nops, copies = z->layout_copies;
@@ -1845,23 +1885,41 @@ static void fuse_into(Fz *z, HloInstr *p, HloInstr *f)
 		return;
 	/* fc and f's computation are touched (fz_copy_into) */
 	HloComp *fc = fz_fused_comp(f);
-	for (int i = f->nops - 1; i >= 0; i--) {
+	/* p's slots, counted first: each drop then knows whether p stays
+	 * in another slot without a look over f's operands */
+	int left = 0;
+#if XR_ASAN
+	for (int i = 0; i < at && i < f->nops; i++)
+		if (f->ops[i] == p) {
+			fprintf(stderr, "fuse_into: %s is in slot %d of %s, "
+					"before slot %d\n",
+				p->name, i, f->name, at);
+			abort();
+		}
+#endif
+	for (int i = at; i < f->nops; i++)
+		left += f->ops[i] == p;
+	/* mostly p is in slot at alone: no walk down to it */
+	for (int i = left > 1 ? f->nops - 1 : at; i >= at && left > 0; i--) {
 		if (f->ops[i] != p)
 			continue;
+		left--;
 		HloInstr *par = hlo_comp_param(fc, i);
 		if (par)
 			hlo_replace_all_uses(par,
 					     fz_as_layout(z, fc, pv, par->shape));
 		if (z->lazy_params)
-			drop_operand_late(f, i, par);
+			drop_operand_late(f, i, par, left > 0);
 		else
 			fz_drop_operand(f, i);
 	}
 	/* Scanned again: when p brings many instructions, or when the
 	 * costly op is a division, which stops being costly once its
 	 * constant divisor is fused in. */
-	bool division = g.costly && (!strcmp(g.costly, "divide") ||
-				     !strcmp(g.costly, "remainder"));
+	bool division = g.costly && (g.costly[0] == 'd' ||
+				     g.costly[0] == 'r') &&
+			(!strcmp(g.costly, "divide") ||
+			 !strcmp(g.costly, "remainder"));
 	if (p->op == HLO_FUSION || division || z->layout_copies != copies) {
 		g = fz_group(z->groups, f);
 	} else {
@@ -2585,18 +2643,21 @@ static HloInstr *fuse_consumer(Fz *z, HloInstr *c, bool off)
 				fz_record_pair(z, p, c, NULL, &v);
 				continue;
 			}
+			/* p's first slot: i (no slot before it holds p),
+			 * or in a wrap's operands, where it may move up */
+			int at = i;
 			if (c->op != HLO_FUSION) {
 				if (!(c = fz_wrap(z, c)))
 					return NULL;
 				/* the reader inside now is c's copy, whose
 				 * name may differ (a clash in there) */
 				v.nin = 0;
+				at = 0;
+				while (at < c->nops && c->ops[at] != p)
+					at++;
 			}
 			fz_record_pair(z, p, c, c->name, &v);
-			int at = 0;
-			while (at < c->nops && c->ops[at] != p)
-				at++;
-			fuse_into(z, p, c);
+			fuse_into(z, p, c, at);
 			consumer_init(&k, z->groups, c);
 			z->nfused++;
 			again = true;
@@ -2805,8 +2866,11 @@ bool fusion_force(HloModule *m, HloInstr *p, HloInstr *c, bool fusion_off,
 		return false;
 	Fz z = {.m = m, .pass = "fuse"};
 	HloInstr *f = c->op == HLO_FUSION ? c : fz_wrap(&z, c);
+	int at = 0;
+	while (f && at < f->nops && f->ops[at] != p)
+		at++;
 	if (f)
-		fuse_into(&z, p, f);
+		fuse_into(&z, p, f, at);
 	if (f && !z.failed) {
 		pass_compact(f->parent);
 		tidy_params(&z, fz_fused_comp(f));

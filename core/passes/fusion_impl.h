@@ -185,6 +185,13 @@ typedef struct Fz {
 	/* About how many decisions the pass will record (0: unknown), to
 	 * make room for them at once. */
 	int expect;
+	/* Building fused computations (fusion.c: fz_param_for): the
+	 * operand array last grown there, of grown_of, with room for
+	 * grown_cap operands, so that a fusion gaining operands one by
+	 * one is not copied each time. */
+	const HloInstr *grown_of;
+	HloInstr **grown_ops;
+	int grown_cap;
 } Fz;
 
 /* --- the log (fusion_log.c) --- */
