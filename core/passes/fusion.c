@@ -1356,7 +1356,19 @@ void fz_drop_comp(Fz *z, HloComp *c)
 
 void fz_set_kind(HloInstr *f, FKind k)
 {
-	HloAttr *a = hlo_attr_set(f, A_KIND, NULL);
+	/* the slot hlo_attr_set would fill, found at once: a fusion's kind
+	 * is mostly its first attribute, set again after each fusion */
+	HloAttr *a = NULL;
+	for (int i = 0; i < f->nattrs && !a; i++)
+		if (f->attrs[i].key == A_KIND)
+			a = &f->attrs[i];
+	if (a) { /* as hlo_attr_set leaves a slot it finds */
+		memset(a, 0, sizeof *a);
+		a->key = A_KIND;
+		a->name = hlo_attr_name(A_KIND);
+	} else {
+		a = hlo_attr_set(f, A_KIND, NULL);
+	}
 	if (a)
 		a->u.s = kind_names[k];
 }
@@ -1397,12 +1409,23 @@ static HloInstr *new_fusion(Fz *z, HloComp *outer, Shape *shape, int nops,
 
 const char FZ_UNNAMED[] = "(unnamed parameter)";
 
+/* fz_tidied(fc), remembered for the computation last asked about (the
+ * names of computations do not change within a pass) */
+static bool tidied_cached(Fz *z, const HloComp *fc)
+{
+	if (z->tidied_of != fc) {
+		z->tidied_of = fc;
+		z->tidied_is = fz_tidied(fc);
+	}
+	return z->tidied_is;
+}
+
 /* May the parameters made in fc go unnamed until the pass ends
  * (Fz.lazy_params)? Where tidy_params names them and temporary names
  * would do (fz_param_for). */
-static bool unnamed_in(const Fz *z, const HloComp *fc)
+static bool unnamed_in(Fz *z, const HloComp *fc)
 {
-	return z->lazy_params && z->temp_params && fz_tidied(fc);
+	return z->lazy_params && z->temp_params && tidied_cached(z, fc);
 }
 
 /* Parameter number no of fc, named name (name.N where that is taken),
@@ -1447,6 +1470,11 @@ HloInstr *fz_wrap(Fz *z, HloInstr *c)
 		return NULL;
 	}
 	int n = 0;
+	/* fc is named fused_computation...: tidied, without a look at its
+	 * name (here, and in fz_param_for) */
+	assert(fz_tidied(fc));
+	z->tidied_of = fc;
+	z->tidied_is = true;
 	bool unnamed = unnamed_in(z, fc);
 	for (int i = 0; i < c->nops; i++) {
 		int j = 0;
@@ -1674,7 +1702,7 @@ HloInstr *fz_param_for(Fz *z, HloInstr *f, HloInstr *o)
 	 * holding param_N would have pushed to another name. While
 	 * lazy_params, no name at all there (unnamed_in). */
 	char name[40];
-	bool temp = z->temp_params && fz_tidied(fc);
+	bool temp = z->temp_params && tidied_cached(z, fc);
 	bool unnamed = temp && z->lazy_params; /* unnamed_in */
 	if (temp) {
 		fz_touch(z, fc); /* so that tidy_params runs on it */
@@ -1966,8 +1994,14 @@ static void tidy_params(Fz *z, HloComp *fc)
 {
 	char name[48];
 	bool clash = false;
+	/* compacted on the way (pass_compact): the parameters dropped late
+	 * (drop_operand_late) go in the same walk */
+	int w = 0;
 	for (int i = 0; i < fc->n; i++) {
 		HloInstr *q = fc->instrs[i];
+		if (q->parent != fc)
+			continue;
+		fc->instrs[w++] = q;
 		if (q->op != HLO_PARAMETER)
 			continue;
 		const char *nm = param_name(z, q->param_no);
@@ -1988,6 +2022,7 @@ static void tidy_params(Fz *z, HloComp *fc)
 		if (!hlo_instr_rename(q, nm)) /* taken */
 			clash = true;
 	}
+	fc->n = w;
 	if (!clash)
 		return;
 	for (int pass = 0; pass < 2; pass++)
@@ -2708,9 +2743,10 @@ bool fz_finish(Fz *z, PassCtx *cx, HloComp **comps, int nc)
 		HloComp *c = z->touched[i];
 		if (!c)
 			continue; /* dropped */
-		pass_compact(c);
 		if (fz_tidied(c))
-			tidy_params(z, c);
+			tidy_params(z, c); /* compacts c too */
+		else
+			pass_compact(c);
 		if (!z->failed && !hlo_comp_sort_operands_first(c))
 			z->failed = true;
 	}

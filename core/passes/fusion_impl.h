@@ -192,6 +192,10 @@ typedef struct Fz {
 	const HloInstr *grown_of;
 	HloInstr **grown_ops;
 	int grown_cap;
+	/* fz_tidied(tidied_of), of the computation last asked about
+	 * (fusion.c: tidied_cached) */
+	const HloComp *tidied_of;
+	bool tidied_is;
 } Fz;
 
 /* --- the log (fusion_log.c) --- */
