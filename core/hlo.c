@@ -965,38 +965,77 @@ unsigned hlo_new_mark(HloModule *m)
 	return m->mark_gen;
 }
 
-/* Iterative DFS: marks "open" with mark, "done" with mark + 1 bit in a
- * side array indexed by position; cycles are reported as -1. */
+/* What the walks below rely on instead of clearing the marks of c first
+ * (see hlo_new_mark): no instruction of c holds a mark as new as a fresh
+ * generation. Sanitizer builds check it. */
+static void check_marks_older(const HloComp *c, unsigned fresh)
+{
+#if XR_ASAN
+	for (int i = 0; i < c->n; i++) {
+		if (c->instrs[i]->mark >= fresh && fresh > HLO_MARK_GEN0 + 1) {
+			fprintf(stderr, "hlo: '%s' holds mark %u, not older than "
+					"the fresh %u\n",
+				c->instrs[i]->name, c->instrs[i]->mark, fresh);
+			abort();
+		}
+	}
+#else
+	(void)c;
+	(void)fresh;
+#endif
+}
+
+/* Iterative DFS over operands from x (not done yet): a node on the path
+ * is marked open, a finished one done (two fresh generations); a cycle
+ * is reported as -1. The node being visited and how far it is through
+ * its operands stay in locals; the stack holds the nodes below it only.
+ * An operand without operands (a parameter or constant: many) is
+ * finished at once instead of going on the stack. The post order is the
+ * one pushing every node would give. When in is not NULL, operands
+ * outside computation in are not followed. */
 typedef struct {
 	HloInstr *ins;
 	int next;
 } Frame;
 
-static int dfs_from(HloInstr *start, unsigned open, unsigned done,
-		    Frame *stack, HloInstr **out, int k)
+/* always inline: made once without the in test, once with it */
+static inline __attribute__((always_inline)) int
+dfs_from(HloInstr *x, unsigned open, unsigned done, const HloComp *in,
+	 Frame *stack, HloInstr **out, int k)
 {
-	int sp = 0;
-	if (start->mark == done)
-		return k;
-	stack[sp++] = (Frame){start, 0};
-	start->mark = open;
-	while (sp > 0) {
-		Frame *f = &stack[sp - 1];
-		if (f->next < f->ins->nops) {
-			HloInstr *o = f->ins->ops[f->next++];
-			if (!o || o->mark == done)
+	int sp = 0, i = 0, n = x->nops;
+	HloInstr *const *ops = x->ops;
+	x->mark = open;
+	for (;;) {
+		if (i < n) {
+			HloInstr *o = ops[i++];
+			if (!o || o->mark == done || (in && o->parent != in))
 				continue;
 			if (o->mark == open)
 				return -1;
-			o->mark = open;
-			stack[sp++] = (Frame){o, 0};
+			if (!o->nops) {
+				o->mark = done;
+				out[k++] = o;
+				continue;
+			}
+			stack[sp++] = (Frame){x, i};
+			x = o;
+			x->mark = open;
+			i = 0;
+			n = x->nops;
+			ops = x->ops;
 			continue;
 		}
-		f->ins->mark = done;
-		out[k++] = f->ins;
+		x->mark = done;
+		out[k++] = x;
+		if (!sp)
+			return k;
 		sp--;
+		x = stack[sp].ins;
+		i = stack[sp].next;
+		n = x->nops;
+		ops = x->ops;
 	}
-	return k;
 }
 
 int hlo_comp_post_order_into(HloComp *c, HloInstr **out)
@@ -1009,14 +1048,15 @@ int hlo_comp_post_order_into(HloComp *c, HloInstr **out)
 				 : malloc(sizeof *stack * (size_t)(c->n + 1));
 	if (!stack)
 		return -1;
-	for (int i = 0; i < c->n; i++) /* marks may hold other walks' data */
-		c->instrs[i]->mark = 0;
 	unsigned open = hlo_new_mark(m), done = hlo_new_mark(m);
+	check_marks_older(c, open);
 	int k = 0;
 	if (c->root)
-		k = dfs_from(c->root, open, done, stack, out, k);
+		k = dfs_from(c->root, open, done, NULL, stack, out, k);
 	for (int i = 0; i < c->n && k >= 0; i++)
-		k = dfs_from(c->instrs[i], open, done, stack, out, k);
+		if (c->instrs[i]->mark != done)
+			k = dfs_from(c->instrs[i], open, done, NULL, stack, out,
+				     k);
 	if (stack != small)
 		free(stack);
 	return k;
@@ -1037,74 +1077,38 @@ int hlo_comp_post_order(HloComp *c, HloInstr ***out)
 
 bool hlo_comp_sort_operands_first(HloComp *c)
 {
-	/* an order that is one already: nothing to do (the usual case) */
-	for (int i = 0; i < c->n; i++)
-		c->instrs[i]->mark = (unsigned)i + 1;
-	bool ordered = true;
-	for (int i = 0; i < c->n && ordered; i++) {
-		const HloInstr *x = c->instrs[i];
-		for (int k = 0; k < x->nops && ordered; k++)
-			ordered = !x->ops[k] || x->ops[k]->parent != c ||
-				  x->ops[k]->mark <= x->mark;
-	}
-	for (int i = 0; i < c->n; i++) /* the walk below starts from 0 */
-		c->instrs[i]->mark = 0;
-	if (ordered)
-		return true;
-	/* on the stack for a small computation (most fused ones) */
+	/* The walk itself, without a check first whether the order is one
+	 * already: on such an order it finishes each instruction as it
+	 * comes to it (all its operands done) and so costs what the check
+	 * did. On the stack for a small computation (most fused ones). */
 	enum { SMALL = 64 };
-	HloInstr *small_out[SMALL], *small_stack[SMALL];
-	int small_next[SMALL];
+	HloInstr *small_out[SMALL];
+	Frame small_stack[SMALL];
 	bool small = c->n + 1 <= SMALL;
 	HloInstr **out = small ? small_out
 			       : malloc(sizeof *out * (size_t)(c->n + 1));
-	HloInstr **stack = small ? small_stack
-				 : malloc(sizeof *stack * (size_t)(c->n + 1));
-	int *next = small ? small_next
-			  : malloc(sizeof *next * (size_t)(c->n + 1));
-	if (!out || !stack || !next) {
+	Frame *stack = small ? small_stack
+			     : malloc(sizeof *stack * (size_t)(c->n + 1));
+	if (!out || !stack) {
 		if (!small) {
 			free(out);
 			free(stack);
-			free(next);
 		}
 		return false;
 	}
 	unsigned open = hlo_new_mark(c->module), done = hlo_new_mark(c->module);
+	check_marks_older(c, open);
 	int k = 0;
-	bool cycle = false;
-	for (int i = 0; i < c->n && !cycle; i++) {
-		if (c->instrs[i]->mark)
-			continue;
-		int sp = 0;
-		stack[sp] = c->instrs[i];
-		next[sp++] = 0;
-		c->instrs[i]->mark = open;
-		while (sp && !cycle) {
-			HloInstr *x = stack[sp - 1];
-			if (next[sp - 1] < x->nops) {
-				HloInstr *o = x->ops[next[sp - 1]++];
-				if (!o || o->parent != c || o->mark == done)
-					continue;
-				cycle = o->mark == open;
-				if (!cycle) {
-					o->mark = open;
-					stack[sp] = o;
-					next[sp++] = 0;
-				}
-				continue;
-			}
-			x->mark = done;
-			out[k++] = x;
-			sp--;
-		}
-	}
-	if (!cycle && k == c->n)
+	for (int i = 0; i < c->n && k >= 0; i++)
+		if (c->instrs[i]->mark != done)
+			k = dfs_from(c->instrs[i], open, done, c, stack, out,
+				     k);
+	/* a cycle (k < 0) leaves the order as it is */
+	if (k == c->n)
 		memcpy(c->instrs, out, sizeof *out * (size_t)k);
 	if (!small) {
 		free(out);
 		free(stack);
-		free(next);
 	}
 	return true;
 }

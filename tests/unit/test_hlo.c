@@ -699,6 +699,84 @@ static void post_order_reports_cycles(void **st)
 	hlo_module_free(m);
 }
 
+/* The walks take fresh mark generations instead of clearing the marks
+ * first: what other walks leave there (positions, counts, older
+ * generations) changes nothing. */
+static void post_order_ignores_stale_marks(void **st)
+{
+	(void)st;
+	const char *text = "ENTRY main {\n"
+			   "  p = f32[4] parameter(0)\n"
+			   "  q = f32[4] parameter(1)\n"
+			   "  x = f32[4] add(q, p)\n"
+			   "  y = f32[4] multiply(x, p)\n"
+			   "  ROOT z = f32[4] subtract(y, x)\n"
+			   "  w = f32[4] negate(q)\n"
+			   "}\n";
+	const char *want[] = {"q", "p", "x", "y", "z", "w"};
+	HloModule *m = load(text);
+	HloComp *c = m->entry;
+	for (int round = 0; round < 4; round++) {
+		for (int i = 0; i < c->n; i++)
+			c->instrs[i]->mark = round == 0   ? (unsigned)i
+					     : round == 1 ? hlo_new_mark(m)
+					     : round == 2 ? HLO_MARK_GEN0 - 1
+							  : 0;
+		HloInstr **order;
+		int n = hlo_comp_post_order(c, &order);
+		assert_int_equal(n, 6);
+		for (int i = 0; i < n; i++)
+			assert_string_equal(order[i]->name, want[i]);
+		free(order);
+	}
+	hlo_module_free(m);
+}
+
+static void sort_operands_first_keeps_or_repairs(void **st)
+{
+	(void)st;
+	/* an order that is one already stays as it is */
+	HloModule *m = load("ENTRY main {\n"
+			    "  q = f32[4] parameter(1)\n"
+			    "  p = f32[4] parameter(0)\n"
+			    "  w = f32[4] negate(q)\n"
+			    "  x = f32[4] add(p, q)\n"
+			    "  ROOT y = f32[4] multiply(x, w)\n"
+			    "}\n");
+	const char *same[] = {"q", "p", "w", "x", "y"};
+	assert_true(hlo_comp_sort_operands_first(m->entry));
+	assert_int_equal(m->entry->n, 5);
+	for (int i = 0; i < 5; i++)
+		assert_string_equal(m->entry->instrs[i]->name, same[i]);
+	hlo_module_free(m);
+	/* one that is not: a post order over operands from each
+	 * instruction in turn */
+	m = load("ENTRY main {\n"
+		 "  ROOT c = f32[4] negate(b)\n"
+		 "  b = f32[4] add(q, a)\n"
+		 "  a = f32[4] parameter(0)\n"
+		 "  dead = f32[4] abs(a)\n"
+		 "  q = f32[4] parameter(1)\n"
+		 "}\n");
+	const char *sorted[] = {"q", "a", "b", "c", "dead"};
+	assert_true(hlo_comp_sort_operands_first(m->entry));
+	assert_int_equal(m->entry->n, 5);
+	for (int i = 0; i < 5; i++)
+		assert_string_equal(m->entry->instrs[i]->name, sorted[i]);
+	hlo_module_free(m);
+	/* a cycle leaves the order as it is */
+	m = load("ENTRY main {\n"
+		 "  p = f32[4] parameter(0)\n"
+		 "  a = f32[4] add(p, b)\n"
+		 "  ROOT b = f32[4] add(p, a)\n"
+		 "}\n");
+	const char *cyc[] = {"p", "a", "b"};
+	assert_true(hlo_comp_sort_operands_first(m->entry));
+	for (int i = 0; i < 3; i++)
+		assert_string_equal(m->entry->instrs[i]->name, cyc[i]);
+	hlo_module_free(m);
+}
+
 static void comp_post_order_puts_callees_first(void **st)
 {
 	(void)st;
@@ -775,6 +853,8 @@ int main(void)
 		cmocka_unit_test(clone_name_table_drops_removed),
 		cmocka_unit_test(post_order_puts_operands_first),
 		cmocka_unit_test(post_order_reports_cycles),
+		cmocka_unit_test(post_order_ignores_stale_marks),
+		cmocka_unit_test(sort_operands_first_keeps_or_repairs),
 		cmocka_unit_test(comp_post_order_puts_callees_first),
 		cmocka_unit_test(comp_index_follows_the_list),
 	};
