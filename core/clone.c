@@ -8,6 +8,7 @@
 typedef struct {
 	HloModule *dst;
 	HloInstr **imap; /* old id -> new instruction */
+	size_t *lens;    /* clone_instrs's scratch: name lengths by position */
 	const HloModule *src;
 } CloneCtx;
 
@@ -87,9 +88,9 @@ static void clone_attr(CloneCtx *cx, HloAttr *d, const HloAttr *s)
 static bool clone_instrs(CloneCtx *cx, HloComp *dc, const HloComp *sc)
 {
 	Arena *a = &cx->dst->arena;
-	size_t total = 0;
+	size_t total = 0, *lens = cx->lens;
 	for (int i = 0; i < sc->n; i++)
-		total += strlen(sc->instrs[i]->name) + 1;
+		total += lens[i] = strlen(sc->instrs[i]->name) + 1;
 	HloInstr *block = arena_raw(a, sizeof *block * (size_t)sc->n);
 	char *names = arena_raw(a, total);
 	if (!block || !names)
@@ -97,7 +98,7 @@ static bool clone_instrs(CloneCtx *cx, HloComp *dc, const HloComp *sc)
 	for (int i = 0; i < sc->n; i++) {
 		const HloInstr *s = sc->instrs[i];
 		HloInstr *d = &block[i];
-		size_t len = strlen(s->name) + 1;
+		size_t len = lens[i];
 		memcpy(names, s->name, len);
 		*d = (HloInstr){
 			.id = s->id,
@@ -267,7 +268,11 @@ HloModule *hlo_module_clone(const HloModule *m)
 	cx.src = m;
 	cx.dst = hlo_module_new(m->name);
 	cx.imap = calloc((size_t)m->next_id + 1, sizeof *cx.imap);
-	if (!cx.dst || !cx.imap)
+	int most = 1; /* the most instructions of one computation */
+	for (int i = 0; i < m->ncomps; i++)
+		most = m->comps[i]->n > most ? m->comps[i]->n : most;
+	cx.lens = malloc(sizeof *cx.lens * (size_t)most);
+	if (!cx.dst || !cx.imap || !cx.lens)
 		goto fail;
 	for (int i = 0; i < m->ncomps; i++)
 		if (!hlo_comp_new(cx.dst, m->comps[i]->name))
@@ -282,9 +287,11 @@ HloModule *hlo_module_clone(const HloModule *m)
 		goto fail;
 	hlo_module_set_entry(cx.dst, map_comp(&cx, m->entry));
 	free(cx.imap);
+	free(cx.lens);
 	return cx.dst;
 fail:
 	free(cx.imap);
+	free(cx.lens);
 	hlo_module_free(cx.dst);
 	return NULL;
 }

@@ -278,25 +278,35 @@ bool namemap_copy(NameMap *dst, const NameMap *src,
 	dst->arena = arena;
 	if (!src->cap)
 		return true;
+	/* Each entry goes to the slot it has in src (same hashes, same
+	 * probe chains, tombstones kept), every slot written once: where
+	 * the table was copied whole and its entries then rewritten, or
+	 * where a zeroed one would be filled, a large table (mostly empty)
+	 * is gone over twice. An empty slot gets a NULL key and value (what
+	 * verify's note_named reads), the rest of it is never read. */
 	NameMapSlot *v = in_arena(dst, src->cap)
 				 ? arena_raw(arena, src->cap * sizeof *v)
 				 : malloc(src->cap * sizeof *v);
 	if (!v)
 		return false;
-	memcpy(v, src->slots, src->cap * sizeof *v);
 	size_t count = src->count;
 	for (size_t i = 0; i < src->cap; i++) {
-		NameMapSlot *s = &v[i];
-		if (!s->key || s->key == TOMB)
-			continue;
-		const char *k = remap(ctx, s->key, &s->val);
-		if (!k) {
-			s->key = TOMB;
-			s->val = NULL;
-			count--;
+		const NameMapSlot *s = &src->slots[i];
+		NameMapSlot *d = &v[i];
+		if (!s->key) {
+			d->key = NULL;
+			d->val = NULL;
 			continue;
 		}
-		s->key = k;
+		void *val = s->val;
+		const char *k = s->key == TOMB ? NULL : remap(ctx, s->key, &val);
+		if (!k) {
+			d->key = TOMB;
+			d->val = NULL;
+			count -= s->key != TOMB;
+			continue;
+		}
+		*d = (NameMapSlot){k, val, s->hash, s->len};
 	}
 	*dst = (NameMap){v, src->cap, count, src->used, NULL, arena};
 	return true;
