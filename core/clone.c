@@ -23,7 +23,7 @@ static HloComp *map_comp(CloneCtx *cx, const HloComp *c)
 	return i >= 0 ? cx->dst->comps[i] : hlo_module_find_comp(cx->dst, c->name);
 }
 
-static void *dup_arr(Arena *a, const void *p, size_t elem, int n)
+static inline void *dup_arr(Arena *a, const void *p, size_t elem, int n)
 {
 	return n > 0 && p ? arena_dup(a, p, elem * (size_t)n) : NULL;
 }

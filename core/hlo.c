@@ -627,7 +627,8 @@ void hlo_instr_drop_operands(HloInstr *ins)
 		if (big ? ptrset_add(&seen_set, o) : !uses_before(ins, o, i))
 			remove_user(o, ins);
 	}
-	free(seen_set.v);
+	if (big)
+		free(seen_set.v);
 	if (n)
 		memset(ins->ops, 0, sizeof *ins->ops * (size_t)n);
 }
@@ -809,13 +810,8 @@ void hlo_comp_param_added(HloComp *c, HloInstr *p)
 	c->pidx[c->npidx++] = p;
 }
 
-HloInstr *hlo_comp_param(const HloComp *c, int64_t number)
+HloInstr *hlo_comp_param_reindex(const HloComp *c, int64_t number)
 {
-	if (number >= 0 && number < c->npidx) {
-		HloInstr *p = c->pidx[number];
-		if (p && live_param(c, p) && p->param_no == number)
-			return p;
-	}
 	return index_params((HloComp *)c, number);
 }
 

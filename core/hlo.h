@@ -311,7 +311,22 @@ bool hlo_instr_rename(HloInstr *ins, const char *name);
  * thousand times a pass, without printf. Returns buf. */
 char *hlo_numbered_name(char *buf, size_t cap, const char *stem, size_t n,
 			long long k);
-HloInstr *hlo_comp_param(const HloComp *c, int64_t number);
+/* hlo_comp_param's slow path: rebuilds c's parameter index, then
+ * answers (call hlo_comp_param). */
+HloInstr *hlo_comp_param_reindex(const HloComp *c, int64_t number);
+/* Parameter number of c (NULL: none). Inline: passes ask many thousand
+ * times a pass, and a hit in the index (checked: still c's, still that
+ * number) costs a few loads. */
+static inline HloInstr *hlo_comp_param(const HloComp *c, int64_t number)
+{
+	if (number >= 0 && number < c->npidx) {
+		HloInstr *p = c->pidx[number];
+		if (p && p->op == HLO_PARAMETER && p->parent == c &&
+		    p->param_no == number)
+			return p;
+	}
+	return hlo_comp_param_reindex(c, number);
+}
 /* Keep hlo_comp_param's index in step (optional: a stale index is only
  * rebuilt): parameter number was taken out and those after it numbered
  * one lower; p was added with the next number. */
