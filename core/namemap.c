@@ -17,6 +17,11 @@ static const char tomb_key[] = "";
  * under twice its last arena table. */
 enum { SMALL_TABLE = 16 * 1024, ARENA_TABLE = 4 * 1024 };
 
+/* Slots of a map's first table: room for 23 keys before it grows, so
+ * that a fused computation's names (a dozen or two, from an arena) cost
+ * one table, not a table and a rehash into one twice its size. */
+enum { FIRST_TABLE = 32 };
+
 void *namemap_zalloc(size_t n)
 {
 	void *p = malloc(n);
@@ -196,7 +201,7 @@ static bool rehash(NameMap *m, size_t ncap)
  * grew stays short of probes for a while). */
 static bool grow(NameMap *m)
 {
-	size_t nc = m->cap ? m->cap : 16;
+	size_t nc = m->cap ? m->cap : FIRST_TABLE;
 	while ((m->count + 1) * 4 >= nc)
 		nc *= 2;
 	return rehash(m, nc);
