@@ -506,27 +506,19 @@ static HloInstr *instr_new(HloComp *c, HloOpcode op, Shape *shape,
 	if (nops) {
 		ins->ops = ins->users + ins->cap_users;
 		/* ins is new: it is a user of ops[i] already only if an
-		 * earlier operand is the same instruction. Many operands (a
-		 * concatenate or tuple of thousands) are told apart by a
-		 * set of those seen, not by comparing each with all. */
-		PtrSet seen_set = {0};
-		bool big = nops > 32 && ptrset_init(&seen_set, nops);
+		 * earlier operand is the same instruction, and then it is
+		 * the last user there (appended in this loop, after every
+		 * other): one look, however many operands (a concatenate or
+		 * tuple of thousands). */
 		for (int i = 0; i < nops; i++) {
-			ins->ops[i] = ops[i];
-			bool seen = false;
-			if (big)
-				seen = !ptrset_add(&seen_set, ops[i]);
-			else
-				for (int j = 0; j < i && !seen; j++)
-					seen = ops[j] == ops[i];
-			if (ops[i] && !seen && !add_user(ops[i], ins)) {
-				free(seen_set.v);
+			HloInstr *o = ins->ops[i] = ops[i];
+			if (!o || (o->nusers && o->users[o->nusers - 1] == ins))
+				continue;
+			if (!add_user(o, ins)) {
 				namemap_del(&c->names, ins->name);
 				return NULL;
 			}
 		}
-		if (big)
-			free(seen_set.v);
 	}
 	c->instrs[c->n++] = ins;
 	return ins;

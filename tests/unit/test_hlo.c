@@ -129,6 +129,38 @@ static void users_follow_operands(void **st)
 	hlo_module_free(m);
 }
 
+/* A new instruction is its operands' user once each, however often and
+ * wherever in its operands each comes (instr_new tells a repeat by the
+ * operand's last user being the new instruction). */
+static void new_instr_users_once_per_operand(void **st)
+{
+	(void)st;
+	HloModule *m = load(chain);
+	HloComp *c = m->entry;
+	HloInstr *p = hlo_comp_find(c, "p"), *a = hlo_comp_find(c, "a");
+	int pu = p->nusers, au = a->nusers;
+	enum { N = 70 };
+	HloInstr *ops[N];
+	for (int i = 0; i < N; i++)
+		ops[i] = i % 3 == 0 ? p : i % 3 == 1 ? a : NULL;
+	HloInstr *t = hlo_instr_new(c, HLO_TUPLE, p->shape, "t", N, ops);
+	assert_non_null(t);
+	HloInstr *two[] = {a, p, a};
+	HloInstr *u = hlo_instr_new(c, HLO_TUPLE, p->shape, "u", 3, two);
+	assert_non_null(u);
+	assert_int_equal(p->nusers, pu + 2);
+	assert_int_equal(a->nusers, au + 2);
+	assert_ptr_equal(p->users[pu], t);
+	assert_ptr_equal(p->users[pu + 1], u);
+	assert_ptr_equal(a->users[au], t);
+	assert_ptr_equal(a->users[au + 1], u);
+	hlo_instr_remove(u);
+	hlo_instr_remove(t);
+	assert_int_equal(p->nusers, pu);
+	assert_int_equal(a->nusers, au);
+	hlo_module_free(m);
+}
+
 static void replace_all_uses_moves_root(void **st)
 {
 	(void)st;
@@ -838,6 +870,7 @@ int main(void)
 		cmocka_unit_test(attr_table_round_trips),
 		cmocka_unit_test(opcode_attr_table_is_complete),
 		cmocka_unit_test(users_follow_operands),
+		cmocka_unit_test(new_instr_users_once_per_operand),
 		cmocka_unit_test(replace_all_uses_moves_root),
 		cmocka_unit_test(names_are_unique_per_computation),
 		cmocka_unit_test(clone_is_deep_and_prints_the_same),
