@@ -198,8 +198,25 @@ char *hlo_numbered_name(char *buf, size_t cap, const char *stem, size_t n,
 	return buf;
 }
 
+/* k (>= 0) in decimal at p, NUL-terminated; returns the digits' count. */
+static size_t put_decimal(char *p, unsigned long k)
+{
+	char digits[24];
+	size_t nd = 0;
+	do
+		digits[nd++] = (char)('0' + k % 10);
+	while ((k /= 10) != 0);
+	for (size_t j = 0; j < nd; j++)
+		p[j] = digits[nd - 1 - j];
+	p[nd] = 0;
+	return nd;
+}
+
 /* The name unique_name gives base when base is taken, into buf (256
- * bytes); the stem's hint moves on past it. */
+ * bytes); the stem's hint moves on past it. Each candidate is the stem
+ * and its dot, written once, then the number written after them (what
+ * hlo_numbered_name gives: the stem is at most 200 bytes), looked up
+ * with its length known. */
 static void unique_number(NameMap *map, const char *base, char *buf)
 {
 	size_t n = strlen(base);
@@ -210,15 +227,14 @@ static void unique_number(NameMap *map, const char *base, char *buf)
 		d--;
 	if (d < n && d > 0 && base[d - 1] == '.')
 		n = d - 1;
-	char stem[204];
 	if (n > 200)
 		n = 200;
-	memcpy(stem, base, n);
-	stem[n] = '.';
+	memcpy(buf, base, n);
+	buf[n] = '.';
 	NameHint *t = name_hint(map, base, n);
 	for (long i = t ? t->next : 1;; i++) {
-		hlo_numbered_name(buf, 256, stem, n + 1, i);
-		if (!namemap_get(map, buf)) {
+		size_t len = n + 1 + put_decimal(buf + n + 1, (unsigned long)i);
+		if (!namemap_getn(map, buf, len)) {
 			if (t)
 				t->next = i + 1;
 			return;
@@ -366,7 +382,8 @@ static inline bool add_user(HloInstr *op, HloInstr *user)
  * hlo_replace_all_uses does, from the front, or backwards from the
  * middle as fusion does, consumer by consumer, for a value read by
  * thousands) so stay linear. */
-static inline void remove_user(HloInstr *op, HloInstr *user)
+static inline __attribute__((always_inline)) void
+remove_user(HloInstr *op, HloInstr *user)
 {
 	HloInstr **u = op->users;
 	int n = op->nusers;
@@ -396,10 +413,21 @@ static inline void remove_user(HloInstr *op, HloInstr *user)
 	}
 	if (at < 0)
 		return;
+	/* a few slots moved one by one (the usual case: a user at or
+	 * near an end), more by memmove */
 	if (n - 1 - at <= at) {
-		memmove(&u[at], &u[at + 1], sizeof *u * (size_t)(n - at - 1));
+		if (n - 1 - at > 8)
+			memmove(&u[at], &u[at + 1],
+				sizeof *u * (size_t)(n - at - 1));
+		else
+			for (int j = at; j < n - 1; j++)
+				u[j] = u[j + 1];
 	} else {
-		memmove(&u[1], &u[0], sizeof *u * (size_t)at);
+		if (at > 8)
+			memmove(&u[1], &u[0], sizeof *u * (size_t)at);
+		else
+			for (int j = at; j > 0; j--)
+				u[j] = u[j - 1];
 		op->users = u + 1;
 		op->cap_users--;
 	}
