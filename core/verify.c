@@ -1026,7 +1026,9 @@ static uint64_t mix_attr_values(const V *v, uint64_t h, const HloInstr *ins)
  * pass's new and changed instructions once per kind (a fusion pass
  * copies the same few ops into thousands of fused computations, and
  * makes thousands of fusions that differ only in which of those they
- * call; the users of what it fused read new operands). */
+ * call; the users of what it fused read new operands). 0 too when an
+ * operand is missing, has no shape or is in another computation: a
+ * nonzero key says operands_present would pass as well. */
 static uint64_t content_key(const V *v, const HloInstr *ins)
 {
 	if (ins->literal || !ins->shape || ins->op <= HLO_INVALID ||
@@ -1038,7 +1040,7 @@ static uint64_t content_key(const V *v, const HloInstr *ins)
 	h = mix_attr_values(v, h, ins);
 	for (int i = 0; i < ins->nops; i++) {
 		const HloInstr *o = ins->ops[i];
-		if (!o || !o->shape)
+		if (!o || !o->shape || o->parent != ins->parent)
 			return 0;
 		h = mix(h, shash(o->shape));
 	}
@@ -1119,34 +1121,55 @@ static void check_root(V *v, const HloComp *c)
 		       c->root->name, c->name);
 }
 
+/* The first parameter before xs[i] numbered no. */
+static const HloInstr *param_numbered(HloInstr *const *xs, int i, int64_t no)
+{
+	for (int j = 0; j < i; j++)
+		if (xs[j]->op == HLO_PARAMETER && xs[j]->param_no == no)
+			return xs[j];
+	return NULL;
+}
+
 /* The parameters among xs[0..nx-1] (c's instructions, or just its
  * parameters, in order) are numbered 0..n-1 once each, where n is how
- * many c has. */
+ * many c has. The numbers seen so far as bits when they fit in a word
+ * (a fused computation has a few parameters, and there are thousands
+ * of those); else a table of the first parameter of each number. */
 static void check_params(V *v, const HloComp *c, HloInstr *const *xs, int nx,
 			 int n)
 {
-	HloInstr **seen = arena_alloc(&v->tmp, sizeof *seen * (size_t)(n + 1));
-	for (int i = 0; seen && i < nx; i++) {
+	uint64_t bits = 0;
+	HloInstr **seen =
+		n <= 64 ? NULL
+			: arena_alloc(&v->tmp, sizeof *seen * (size_t)(n + 1));
+	if (n > 64 && !seen)
+		return;
+	for (int i = 0; i < nx; i++) {
 		HloInstr *p = xs[i];
 		if (p->op != HLO_PARAMETER)
 			continue;
-		if ((p->param_no < 0 || p->param_no >= n) && n == 1)
+		int64_t no = p->param_no;
+		if ((no < 0 || no >= n) && n == 1)
 			err(v, p,
 			    "parameter number %lld is out of range: the only "
 			    "parameter of computation '%s' is number 0",
-			    (long long)p->param_no, c->name);
-		else if (p->param_no < 0 || p->param_no >= n)
+			    (long long)no, c->name);
+		else if (no < 0 || no >= n)
 			err(v, p,
 			    "parameter number %lld is out of range: the %d "
 			    "parameters of computation '%s' (this one "
 			    "included) are numbered 0 to %d",
-			    (long long)p->param_no, n, c->name, n - 1);
-		else if (seen[p->param_no])
+			    (long long)no, n, c->name, n - 1);
+		else if (seen ? seen[no] != NULL : (bits >> no & 1) != 0)
 			err(v, p,
 			    "parameter number %lld is already used by '%s'",
-			    (long long)p->param_no, seen[p->param_no]->name);
+			    (long long)no,
+			    seen ? seen[no]->name
+				 : param_numbered(xs, i, no)->name);
+		else if (seen)
+			seen[no] = p;
 		else
-			seen[p->param_no] = p;
+			bits |= (uint64_t)1 << no;
 	}
 }
 
@@ -1578,10 +1601,10 @@ static void check_comp(V *v, HloModule *m, HloComp *c)
 		HloInstr *x = todo[i];
 		int before = v->d->errors;
 		uint64_t key = v->changed_only ? content_key(v, x) : 0;
+		/* known: the same checks passed already, and the key says
+		 * the operands are there (operands_present) */
 		bool known = key && seen_has(v, key);
-		if (known)
-			operands_present(v, x); /* the rest passed already */
-		else
+		if (!known)
 			check_instr(v, x);
 		bool ok = v->d->errors == before;
 		x->vsig = ok && comp_ok ? sigs[i] : 0;
