@@ -160,7 +160,8 @@ struct HloInstr {
 	int user_hint;     /* hlo.c: where in users the last removal was */
 	SrcLoc loc;        /* where it was written; 0 if made by a pass */
 	uint64_t cost_sig; /* cost.c: vsig when cost_read was worked out */
-	int64_t cost_read; /* cost.c: bytes the kernel reads */
+	int64_t cost_read; /* cost.c: bytes the kernel reads (or moves:
+			      see kernel_bytes) */
 	bool shape_given;  /* shape was written in the text */
 	bool nested;       /* written as an unnamed operand: add(parameter(0)) */
 };

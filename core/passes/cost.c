@@ -976,8 +976,9 @@ static int64_t fusion_bytes(const HloInstr *f)
  * kernel_cost's two (every byte figure is >= 0 and saturates, so the
  * total comes out the same in any order). Most kernels read their
  * operands whole and write their result whole: worked out here without
- * kernel_cost's dispatch, and kept as kernel_cost keeps them. k is
- * ins's ByteKind. */
+ * kernel_cost's dispatch, and kept in the same memo as kernel_cost's,
+ * but whole (read and written: a BK_PLAIN opcode's memo is only ever
+ * written here, and vsig covers the opcode). k is ins's ByteKind. */
 static int64_t kernel_bytes(Memo *mo, const HloInstr *ins, int k)
 {
 	if (k == BK_FUSION)
@@ -986,20 +987,19 @@ static int64_t kernel_bytes(Memo *mo, const HloInstr *ins, int k)
 		Cost c = kernel_cost(mo, ins);
 		return shape_bytes_add(c.bytes_read, c.bytes_written);
 	}
-	int64_t out = nbytes(ins->shape);
 	bool keep = mo->verified && ins->vsig;
 	if (keep && ins->cost_sig == ins->vsig)
-		return shape_bytes_add(ins->cost_read, out);
-	int64_t read = 0;
+		return ins->cost_read;
+	int64_t b = nbytes(ins->shape);
 	for (int i = 0; i < ins->nops; i++)
-		read = shape_bytes_add(read, nbytes(ins->ops[i]->shape));
+		b = shape_bytes_add(b, nbytes(ins->ops[i]->shape));
 	if (keep) {
 		/* the memo only: what the module computes is unchanged */
 		HloInstr *w = (HloInstr *)ins;
 		w->cost_sig = ins->vsig;
-		w->cost_read = read;
+		w->cost_read = b;
 	}
-	return shape_bytes_add(read, out);
+	return b;
 }
 
 /* module_bytes' table entry for an opcode: its ByteKind, and whether
