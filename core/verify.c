@@ -1510,28 +1510,30 @@ out:
 
 /* Whether each operand in c comes before its user in c->instrs: then
  * c has no cycle, and check_cycles' walk would find none. One walk: an
- * instruction's mark gets its position once it is passed, and a mark
- * only counts as a position when c->instrs has the operand there (a
- * mark left by another walk may say anything). An operand passed that
- * way sits at a place before its user's first place, so no edge goes
- * back: the answer is never a wrong "yes". Marks end cleared. */
-static bool in_order(HloComp *c)
+ * instruction is marked with a fresh generation once it is passed (a
+ * mark left by another walk is never equal to it), so an operand with
+ * that mark sits at a place before its user's first place, and no edge
+ * goes back: the answer is never a wrong "yes". Marks end cleared. m
+ * is the module verified (its generations). */
+static bool in_order(HloModule *m, HloComp *c)
 {
+	if (!m) /* no cycle walk either (check_cycles) */
+		return true;
 	HloInstr **xs = c->instrs;
 	int n = c->n;
 	bool ok = true;
+	unsigned passed = hlo_new_mark(m);
 	for (int i = 0; ok && i < n; i++) {
 		HloInstr *x = xs[i];
 		/* by index: ops is NULL when there are none */
 		for (int k = 0; k < x->nops; k++) {
 			const HloInstr *o = x->ops[k];
-			if (o && o->parent == c &&
-			    (o->mark >= (unsigned)i || xs[o->mark] != o)) {
+			if (o && o->parent == c && o->mark != passed) {
 				ok = false;
 				break;
 			}
 		}
-		x->mark = (unsigned)i;
+		x->mark = passed;
 	}
 	for (int i = 0; i < n; i++)
 		xs[i]->mark = 0;
@@ -1592,7 +1594,7 @@ static void check_comp(V *v, HloModule *m, HloComp *c)
 	 * instruction: then none keeps its verdict, or the next run would
 	 * find nothing changed and skip these walks. */
 	int whole = v->d->errors;
-	if (k && !in_order(c))
+	if (k && !in_order(m, c))
 		check_cycles(v, m, c);
 	if (k && m && m->control_preds)
 		check_control(v, c);

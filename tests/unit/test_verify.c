@@ -143,6 +143,36 @@ static void verify_parameter_numbers(void **st)
 				 "  ROOT r = f32[] add(p, q)\n")),
 		    "t.hlo:5:3: error: parameter 'q': parameter number 0 is "
 		    "already used by 'p'");
+	/* a third of the same number names the first */
+	const char *third = verify(ENTRY("  p = f32[] parameter(0)\n"
+					 "  q = f32[] parameter(0)\n"
+					 "  r = f32[] parameter(0)\n"
+					 "  ROOT s = f32[] add(p, q)\n"));
+	check_error(third, "parameter 'r': parameter number 0 is already "
+			   "used by 'p'");
+}
+
+/* More parameters than check_params keeps as bits: the same messages
+ * from its table. */
+static void verify_parameter_numbers_many(void **st)
+{
+	(void)st;
+	static char text[8192];
+	for (int dup = 0; dup < 2; dup++) {
+		int n = snprintf(text, sizeof text, "HloModule t\n\nENTRY e {\n");
+		for (int i = 0; i < 70; i++)
+			n += snprintf(text + n, sizeof text - (size_t)n,
+				      "  p%d = f32[] parameter(%d)\n", i,
+				      dup && i == 69 ? 3 : i);
+		snprintf(text + n, sizeof text - (size_t)n,
+			 "  ROOT r = f32[] add(p0, p1)\n}\n");
+		const char *got = verify(text);
+		if (!dup)
+			assert_string_equal(got, "");
+		else
+			check_error(got, "parameter 'p69': parameter number 3 "
+					 "is already used by 'p3'");
+	}
 }
 
 static void verify_cycle(void **st)
@@ -869,6 +899,7 @@ int main(void)
 		cmocka_unit_test(verify_entry_required),
 		cmocka_unit_test(verify_operand_in_other_computation),
 		cmocka_unit_test(verify_parameter_numbers),
+		cmocka_unit_test(verify_parameter_numbers_many),
 		cmocka_unit_test(verify_cycle),
 		cmocka_unit_test(verify_operand_count),
 		cmocka_unit_test(verify_required_attributes),
