@@ -24,22 +24,59 @@
  * they raise levels (raise_levels), never lower them, so the invariant
  * holds without re-sorting the computation after each merge. */
 typedef struct Order {
-	int *lv; /* by instruction id */
+	/* By instruction id, read only for instructions of the computation:
+	 * set by order_build for those there, zeroed for ids made since
+	 * (order_fit), garbage for the rest. */
+	int *lv;
 	int cap;
-	HloInstr **stack; /* scratch for walks */
+	/* What mof_unfit and heroes found of an instruction, by id (cleared
+	 * like lv): asked of each instruction again for every value it
+	 * reads and every one it is offered with, and found by walking its
+	 * fused computation (memory scattered over the heap). It holds
+	 * until something merges into the instruction (forget), or the
+	 * computation is left. */
+	unsigned char *seen; /* F_* bits */
+	const char **why;    /* mof_unfit's answer, when F_UNFIT */
+	HloInstr **stack;    /* scratch for walks */
 	int cap_stack;
 	bool stale; /* a raise ran out of stack: rebuild before trusting */
+	/* fz_human's text for saved bytes last_saved (siblings of one
+	 * value, and a model's repeated layers, save the same) */
+	int64_t last_saved;
+	char last_human[64];
 } Order;
+
+enum {
+	F_UNFIT = 1,  /* why[] holds mof_unfit's answer */
+	F_HEROES = 2, /* F_REDUCE and F_DOT are known */
+	F_REDUCE = 4, /* a reduce, or a fusion holding one */
+	F_DOT = 8,    /* a dot or convolution, or a fusion holding one */
+};
 
 static bool order_fit(Order *o, HloModule *m, int nstack)
 {
 	if (o->cap < m->next_id + 1) {
-		int nc = (m->next_id + 1) * 2;
+		/* room for the instructions the merges add (copies, new
+		 * outputs: ten or so each) without growing again */
+		int nc = m->next_id + 1 + (m->next_id + 1) / 2 + 256;
 		int *p = realloc(o->lv, sizeof *p * (size_t)nc);
 		if (!p)
 			return false;
-		memset(p + o->cap, 0, sizeof *p * (size_t)(nc - o->cap));
 		o->lv = p;
+		unsigned char *q = realloc(o->seen, (size_t)nc);
+		if (!q)
+			return false;
+		o->seen = q;
+		const char **w = realloc(o->why, sizeof *w * (size_t)nc);
+		if (!w)
+			return false;
+		o->why = w;
+		/* the first time, ids from next_id on are those still to
+		 * be made (below, order_build sets those of the
+		 * computation); later, all past the old end are new */
+		int from = o->cap ? o->cap : m->next_id;
+		memset(p + from, 0, sizeof *p * (size_t)(nc - from));
+		memset(q + from, 0, (size_t)(nc - from));
 		o->cap = nc;
 	}
 	if (o->cap_stack < nstack + 1) {
@@ -76,6 +113,7 @@ static bool order_build(Order *o, HloModule *m, HloComp *c)
 		if (l > INT_MAX / 4)
 			return false; /* a chain of 500k: give up on MOF */
 		o->lv[x->id] = l;
+		o->seen[x->id] = 0;
 	}
 	return true;
 }
@@ -161,7 +199,7 @@ static const Shape *loop_shape(const HloInstr *x)
 }
 
 /* Can x be one side of a multi-output fusion? NULL when it can. */
-static const char *mof_unfit(GroupCache *gc, const HloInstr *x)
+static const char *unfit_of(GroupCache *gc, const HloInstr *x)
 {
 	if (x->op == HLO_FUSION) {
 		const char *k = hlo_attr_enum(x, A_KIND);
@@ -183,6 +221,73 @@ static const char *mof_unfit(GroupCache *gc, const HloInstr *x)
 		return "not a kernel";
 	return NULL;
 }
+
+/* unfit_of(x), found once per instruction: what it reads is x's kind,
+ * opcode, shape, control edges and fused computation, which only a
+ * merge into x changes (forget). */
+static const char *mof_unfit(GroupCache *gc, Order *o, const HloInstr *x)
+{
+	if (o->seen[x->id] & F_UNFIT) {
+#if XR_ASAN
+		if (unfit_of(gc, x) != o->why[x->id]) {
+			fprintf(stderr, "mof_unfit: %s changed unseen\n",
+				x->name);
+			abort();
+		}
+#endif
+		return o->why[x->id];
+	}
+	const char *why = unfit_of(gc, x);
+	o->why[x->id] = why;
+	o->seen[x->id] |= F_UNFIT;
+	return why;
+}
+
+/* F_REDUCE and F_DOT of x: its own opcode, or what its fused
+ * computation holds (fz_group_of's nreduce and ndot, without the rest
+ * of its scan). */
+static unsigned heroes_of(const HloInstr *x)
+{
+	const HloComp *fc = fz_fused_comp(x);
+	if (!fc) {
+		if (x->op == HLO_PARAMETER)
+			return 0; /* scan_one counts none */
+		return x->op == HLO_REDUCE                            ? F_REDUCE
+		       : x->op == HLO_DOT || x->op == HLO_CONVOLUTION ? F_DOT
+								      : 0;
+	}
+	unsigned f = 0;
+	for (int i = 0; i < fc->n && f != (F_REDUCE | F_DOT); i++) {
+		HloOpcode op = fc->instrs[i]->op;
+		if (op == HLO_DOT || op == HLO_CONVOLUTION)
+			f |= F_DOT;
+		else if (op == HLO_REDUCE)
+			f |= F_REDUCE;
+	}
+	return f;
+}
+
+static unsigned heroes(Order *o, const HloInstr *x)
+{
+	unsigned s = o->seen[x->id];
+	if (s & F_HEROES) {
+#if XR_ASAN
+		Group g = fz_group_of(x);
+		if (!!(s & F_REDUCE) != !!g.nreduce ||
+		    !!(s & F_DOT) != !!g.ndot) {
+			fprintf(stderr, "heroes: %s changed unseen\n", x->name);
+			abort();
+		}
+#endif
+		return s & (F_REDUCE | F_DOT);
+	}
+	unsigned f = heroes_of(x);
+	o->seen[x->id] = (unsigned char)((s & F_UNFIT) | F_HEROES | f);
+	return f;
+}
+
+/* Something merged into x: what was found of it goes. */
+static void forget(Order *o, const HloInstr *x) { o->seen[x->id] = 0; }
 
 /* The outputs of fusion f: its root's operands when multi-output, else
  * the root itself. */
@@ -387,17 +492,10 @@ static void sweep_unswept(Fz *z)
 /* fz_kind_of_fusion(gc, f) without a scan for the whole group: the
  * kind goes by f's dots, convolutions and reductions only (scan_one's
  * ndot and nreduce; fz_kind_from). */
-static FKind kind_of(const HloInstr *f)
+static FKind kind_of(Order *o, const HloInstr *f)
 {
-	const HloComp *fc = fz_fused_comp(f);
-	FKind k = FK_LOOP;
-	for (int i = 0; i < fc->n && k != FK_OUTPUT; i++) {
-		HloOpcode op = fc->instrs[i]->op;
-		if (op == HLO_DOT || op == HLO_CONVOLUTION)
-			k = FK_OUTPUT;
-		else if (op == HLO_REDUCE)
-			k = FK_INPUT;
-	}
+	unsigned h = heroes(o, f);
+	FKind k = h & F_DOT ? FK_OUTPUT : h & F_REDUCE ? FK_INPUT : FK_LOOP;
 #if XR_ASAN
 	Group g = fz_group_of(f);
 	if (fz_kind_from(&g) != k) {
@@ -411,7 +509,7 @@ static FKind kind_of(const HloInstr *f)
 
 /* Sibling fusion: b's work moves into a (both read shared operand o);
  * b's users read a's new outputs. */
-static HloInstr *merge_siblings(Fz *z, HloInstr *a, HloInstr *b)
+static HloInstr *merge_siblings(Fz *z, Order *ord, HloInstr *a, HloInstr *b)
 {
 	if (a->op != HLO_FUSION && !(a = fz_wrap(z, a)))
 		return NULL;
@@ -472,7 +570,8 @@ static HloInstr *merge_siblings(Fz *z, HloInstr *a, HloInstr *b)
 		if (!z->failed && bt && bt->nusers == 0 && bt != ac->root)
 			hlo_instr_remove(bt); /* not detached: ac may be
 						 inlined before it is compacted */
-		fz_set_kind(a, kind_of(a));
+		forget(ord, a);
+		fz_set_kind(a, kind_of(ord, a));
 		if (!z->failed && b->nusers == 0) {
 			if (z->log && !fusion_log_renamed(z->log, b->name, a->name))
 				z->failed = true;
@@ -486,6 +585,16 @@ static HloInstr *merge_siblings(Fz *z, HloInstr *a, HloInstr *b)
 		free(map);
 	}
 	return z->failed ? NULL : a;
+}
+
+/* fz_human(b), made once for a run of merges that save the same. */
+static const char *human(Order *o, int64_t b)
+{
+	if (!o->last_human[0] || o->last_saved != b) {
+		fz_human(o->last_human, sizeof o->last_human, b);
+		o->last_saved = b;
+	}
+	return o->last_human;
 }
 
 static bool fusion_operand_budget(const HloInstr *a, const HloInstr *b)
@@ -507,7 +616,7 @@ static bool siblings_of(Fz *z, HloInstr *o, Order *ord)
 	 * a merge, which ends the search */
 	const char *unfit[8];
 	for (int i = 0; i < nu; i++)
-		unfit[i] = mof_unfit(z->groups, o->users[i]);
+		unfit[i] = mof_unfit(z->groups, ord, o->users[i]);
 	for (int i = 0; i < nu; i++) {
 		HloInstr *a = o->users[i];
 		if (unfit[i])
@@ -544,11 +653,10 @@ static bool siblings_of(Fz *z, HloInstr *o, Order *ord)
 				       FUSION_MAX_OPERANDS);
 			} else {
 				v.saved = fz_bytes_of(o);
-				fz_human(s1, sizeof s1, v.saved);
 				fz_say(&v, true, "sibling",
 				       "siblings read %s: one kernel reads it "
 				       "once (saves %s)",
-				       o->name, s1);
+				       o->name, human(ord, v.saved));
 			}
 			/* Names live in the module's arena: still readable
 			 * after a and b are replaced. */
@@ -558,7 +666,7 @@ static bool siblings_of(Fz *z, HloInstr *o, Order *ord)
 				fz_record(z, an, bn, c->name, NULL, &v, NULL);
 				continue;
 			}
-			HloInstr *f = merge_siblings(z, a, b);
+			HloInstr *f = merge_siblings(z, ord, a, b);
 			if (f) {
 				fz_record(z, an, bn, c->name, f->name, &v, NULL);
 				if (!raise_levels(ord, z->m, f))
@@ -576,21 +684,19 @@ static bool siblings_of(Fz *z, HloInstr *o, Order *ord)
  * extra output of c. */
 static bool producer_mof(Fz *z, HloInstr *p, Order *ord)
 {
-	if (p->nusers < 2 || mof_unfit(z->groups, p))
+	if (p->nusers < 2 || mof_unfit(z->groups, ord, p))
 		return false;
 	/* p's group is asked only once a consumer qualifies: most
 	 * producers have none, and the scan of p would be wasted. */
 	bool p_ok = false;
 	for (int i = 0; i < p->nusers; i++) {
 		HloInstr *cons = p->users[i];
-		if (cons->op != HLO_FUSION || mof_unfit(z->groups, cons))
+		if (cons->op != HLO_FUSION || mof_unfit(z->groups, ord, cons))
 			continue;
-		Group gc = fz_group(z->groups, cons);
-		if (!gc.nreduce)
+		if (!(heroes(ord, cons) & F_REDUCE))
 			continue; /* the case that pays: a reduction's input */
 		if (!p_ok) {
-			Group gp = fz_group(z->groups, p);
-			if (gp.nreduce || gp.ndot)
+			if (heroes(ord, p))
 				return false;
 			p_ok = true;
 		}
@@ -617,19 +723,20 @@ static bool producer_mof(Fz *z, HloInstr *p, Order *ord)
 			       FUSION_MAX_OPERANDS);
 		} else {
 			v.saved = fz_bytes_of(p);
-			fz_human(s1, sizeof s1, v.saved);
 			fz_say(&v, true, "producer-consumer-multi-output",
 			       "%s joins the kernel of %s and stays an extra "
 			       "output for its %d other user%s (saves reading "
 			       "%s)",
 			       fz_value_name(p), fz_value_name(cons),
-			       p->nusers - 1, p->nusers == 2 ? "" : "s", s1);
+			       p->nusers - 1, p->nusers == 2 ? "" : "s",
+			       human(ord, v.saved));
 		}
 		if (!v.fused) {
 			fz_record_pair(z, p, cons, NULL, &v);
 			continue;
 		}
 		fz_record_pair(z, p, cons, cons->name, &v);
+		forget(ord, cons);
 		/* The copy of p inside cons becomes an output; p's other
 		 * users read it from there. */
 		HloInstr *pv = fz_copy_into(z, p, cons);
@@ -648,7 +755,7 @@ static bool producer_mof(Fz *z, HloInstr *p, Order *ord)
 		int at = add_output(z, cons, pv);
 		if (at < 0 || !reroute(z, cons, at, p))
 			return false;
-		fz_set_kind(cons, kind_of(cons));
+		fz_set_kind(cons, kind_of(ord, cons));
 		if (p->nusers == 0) {
 			HloComp *pc = fz_fused_comp(p);
 			if (z->log && pc &&
@@ -719,6 +826,8 @@ static void mof_comp(Fz *z, HloComp *c)
 		fz_touch(z, c);
 	sweep_unswept(z);
 	free(ord.lv);
+	free(ord.seen);
+	free(ord.why);
 	free(ord.stack);
 }
 
@@ -726,7 +835,11 @@ bool pass_multi_output_fusion(HloModule *m, PassCtx *cx)
 {
 	Fz z = {.m = m, .log = cx->fusion_log, .pass = "multi-output-fusion",
 		.temp_params = fz_temp_params_ok(m),
-		.groups = calloc(1, sizeof(GroupCache))};
+		/* the groups' cache is only asked about control edges
+		 * here (fz_wrap's entries are not read again): without
+		 * them, the answer needs none */
+		.groups = m->control_preds ? calloc(1, sizeof(GroupCache))
+					   : NULL};
 	HloComp **comps;
 	int nc = fz_code_comps(m, &comps);
 	if (nc < 0) {
