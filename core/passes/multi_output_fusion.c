@@ -351,6 +351,46 @@ static bool elementwise_readers(Fz *z, HloInstr *f)
 	return t != NULL;
 }
 
+/* Are fc's parameters named param_<number> already, as tidy_params
+ * names those of a fused computation it touches? */
+static bool params_tidy(const HloComp *fc)
+{
+	for (int i = 0; i < fc->n; i++) {
+		const HloInstr *q = fc->instrs[i];
+		if (q->op != HLO_PARAMETER)
+			continue;
+		const char *s = q->name;
+		if (strncmp(s, "param_", 6) || !s[6] || (s[6] == '0' && s[7]))
+			return false;
+		int64_t v = 0;
+		for (s += 6; *s; s++) {
+			if (*s < '0' || *s > '9' || v > INT64_MAX / 10 - 10)
+				return false;
+			v = v * 10 + (*s - '0');
+		}
+		if (v != q->param_no)
+			return false;
+	}
+	return true;
+}
+
+#if XR_ASAN
+/* Is fc in operands-first order (what fz_finish's sort would keep)? */
+static bool in_order(HloModule *m, const HloComp *fc)
+{
+	unsigned mk = hlo_new_mark(m);
+	for (int i = 0; i < fc->n; i++) {
+		HloInstr *x = fc->instrs[i];
+		for (int k = 0; k < x->nops; k++)
+			if (x->ops[k] && x->ops[k]->parent == fc &&
+			    x->ops[k]->mark != mk)
+				return false;
+		x->mark = mk;
+	}
+	return true;
+}
+#endif
+
 /* Makes f's root a tuple of (its outputs..., extra) and rewires f's
  * users: they read get-tuple-element 0.. of f. Returns the index extra
  * got, -1 on failure. */
@@ -359,7 +399,8 @@ static int add_output(Fz *z, HloInstr *f, HloInstr *extra)
 	HloComp *fc = fz_fused_comp(f), *outer = f->parent;
 	Arena *a = &z->m->arena;
 	HloInstr **outs;
-	fz_touch(z, fc); /* outer: once per computation (mof_comp) */
+	/* fc: by the caller (merge_siblings: only when fz_finish has work
+	 * there); outer: once per computation (mof_comp) */
 	bool was_tuple = fc->root->op == HLO_TUPLE;
 	if (was_tuple && !elementwise_readers(z, f))
 		return -1;
@@ -511,7 +552,9 @@ static FKind kind_of(Order *o, const HloInstr *f)
  * b's users read a's new outputs. */
 static HloInstr *merge_siblings(Fz *z, Order *ord, HloInstr *a, HloInstr *b)
 {
-	if (a->op != HLO_FUSION && !(a = fz_wrap(z, a)))
+	/* a computation made just now (fz_wrap) is left to fz_finish */
+	bool wrapped = a->op != HLO_FUSION;
+	if (wrapped && !(a = fz_wrap(z, a)))
 		return NULL;
 	if (b->op != HLO_FUSION && !(b = fz_wrap(z, b)))
 		return NULL;
@@ -570,6 +613,20 @@ static HloInstr *merge_siblings(Fz *z, Order *ord, HloInstr *a, HloInstr *b)
 		if (!z->failed && bt && bt->nusers == 0 && bt != ac->root)
 			hlo_instr_remove(bt); /* not detached: ac may be
 						 inlined before it is compacted */
+		/* fz_finish compacts, tidies and sorts what is touched: ac
+		 * was compacted (add_output), grew in order (parameters,
+		 * then b's copies in post order, then the root) and its
+		 * parameters are named by number (temp_params is off) unless
+		 * they came so from the text */
+		if (wrapped || !params_tidy(ac))
+			fz_touch(z, ac);
+#if XR_ASAN
+		else if (!in_order(z->m, ac)) {
+			fprintf(stderr, "merge_siblings: %s out of order\n",
+				ac->name);
+			abort();
+		}
+#endif
 		forget(ord, a);
 		fz_set_kind(a, kind_of(ord, a));
 		if (!z->failed && b->nusers == 0) {
@@ -833,8 +890,10 @@ static void mof_comp(Fz *z, HloComp *c)
 
 bool pass_multi_output_fusion(HloModule *m, PassCtx *cx)
 {
+	/* temp_params off: a new parameter takes its final name param_N
+	 * at once (a sibling's parameters only ever come after a's), so
+	 * that a computation merged into needs no tidy_params */
 	Fz z = {.m = m, .log = cx->fusion_log, .pass = "multi-output-fusion",
-		.temp_params = fz_temp_params_ok(m),
 		/* the groups' cache is only asked about control edges
 		 * here (fz_wrap's entries are not read again): without
 		 * them, the answer needs none */
