@@ -375,12 +375,15 @@ static bool params_tidy(const HloComp *fc)
 }
 
 #if XR_ASAN
-/* Is fc in operands-first order (what fz_finish's sort would keep)? */
+/* Is fc compact and in operands-first order (what fz_finish's compaction
+ * and sort would keep)? */
 static bool in_order(HloModule *m, const HloComp *fc)
 {
 	unsigned mk = hlo_new_mark(m);
 	for (int i = 0; i < fc->n; i++) {
 		HloInstr *x = fc->instrs[i];
+		if (x->parent != fc)
+			return false;
 		for (int k = 0; k < x->nops; k++)
 			if (x->ops[k] && x->ops[k]->parent == fc &&
 			    x->ops[k]->mark != mk)
@@ -441,9 +444,10 @@ static int add_output(Fz *z, HloInstr *f, HloInstr *extra)
 	}
 	HloInstr *old_root = fc->root;
 	fc->root = root;
-	if (was_tuple && old_root->nusers == 0)
+	if (was_tuple && old_root->nusers == 0) {
 		pass_detach(old_root);
-	pass_compact(fc);
+		pass_compact(fc); /* the only gap: producer_mof closes its own */
+	}
 	Shape *old_shape = f->shape;
 	f->shape = ts; /* shared with the root: shapes are immutable */
 	if (was_tuple)
@@ -809,6 +813,7 @@ static bool producer_mof(Fz *z, HloInstr *p, Order *ord)
 					par, fz_as_layout(z, fc, pv, par->shape));
 			fz_drop_operand(cons, k);
 		}
+		pass_compact(fc); /* the parameters dropped */
 		int at = add_output(z, cons, pv);
 		if (at < 0 || !reroute(z, cons, at, p))
 			return false;
