@@ -784,11 +784,12 @@ typedef struct Consumer {
 	 * bytes and c's result's; repeats: one is there twice. */
 	unsigned mark; /* 0: not walked */
 	int nd;
+	int nops; /* c->nops then */
 	int64_t io;
 	bool repeats;
 } Consumer;
 
-/* k for consumer c as it is now: again after c changes. */
+/* k for consumer c as it is now. */
 static void consumer_init(Consumer *k, GroupCache *gc, const HloInstr *c)
 {
 	*k = (Consumer){.c = c, .fc = fz_fused_comp(c),
@@ -817,8 +818,78 @@ static void consumer_walk(Consumer *k)
 	}
 	k->mark = mk;
 	k->nd = nd;
+	k->nops = c->nops;
 	k->io = io;
 	k->repeats = repeats;
+}
+
+#if XR_ASAN
+/* k's walk as a walk without marks would find it, and c's marks. */
+static void check_walk(const Consumer *k)
+{
+	const HloInstr *c = k->c;
+	int nd = 0;
+	int64_t io = fz_bytes_of(c);
+	bool ok = k->nops == c->nops && !k->repeats;
+	for (int i = 0; i < c->nops && ok; i++) {
+		const HloInstr *o = c->ops[i];
+		ok = o && o->mark == k->mark && !fz_among(c->ops, i, o);
+		nd++;
+		io += ok ? fz_bytes_of(o) : 0;
+	}
+	if (!ok || nd != k->nd || io != k->io) {
+		fprintf(stderr, "consumer_grew: the walk of %s is not what a "
+				"walk finds\n", c->name);
+		abort();
+	}
+}
+#endif
+
+/* k once p (which c read at one index only) is fused into consumer c:
+ * the fusion k->c became (fz_wrap), or k->c grown. A consumer that
+ * fused stays fusible, and its group is in the cache (fuse_into). The
+ * walk goes on from what it found while nothing has marked an
+ * instruction since: a wrap reads c's operands once each, in order; a
+ * fusion takes p's slot out and appends the operands of p that c did not
+ * read (fz_copy_into, fz_param_for). Each fusion walked all of c's
+ * operands again. */
+static void consumer_grew(Consumer *k, GroupCache *gc, const HloInstr *c,
+			  const HloInstr *p)
+{
+	bool walked = k->mark && k->mark == c->parent->module->mark_gen &&
+		      (!k->repeats || k->c != c) && p->mark == k->mark;
+	Consumer was = *k;
+	*k = (Consumer){.c = c, .fc = fz_fused_comp(c)};
+#if XR_ASAN
+	if (fz_unfusible(gc, c)) {
+		fprintf(stderr, "consumer_grew: %s is not fusible\n", c->name);
+		abort();
+	}
+#else
+	(void)gc;
+#endif
+	/* those of c's operands the walk saw, p's slot gone */
+	int kept = (was.c == c ? was.nops : was.nd) - 1;
+	if (!walked || kept > c->nops)
+		return; /* k->mark 0: walked when asked */
+	unsigned mk = was.mark;
+	((HloInstr *)p)->mark = 0; /* not c's operand any more */
+	int nd = was.nd - 1;
+	int64_t io = was.io - fz_bytes_of(p);
+	for (int i = kept; i < c->nops; i++) {
+		const HloInstr *o = c->ops[i];
+		if (!o || !fz_first_time(o, mk))
+			return; /* not as fz_param_for appends: walk again */
+		nd++;
+		io += fz_bytes_of(o);
+	}
+	k->mark = mk;
+	k->nd = nd;
+	k->nops = c->nops;
+	k->io = io;
+#if XR_ASAN
+	check_walk(k);
+#endif
 }
 
 static const Group *consumer_group(GroupCache *gc, Consumer *k)
@@ -2693,7 +2764,7 @@ static HloInstr *fuse_consumer(Fz *z, HloInstr *c, bool off)
 			}
 			fz_record_pair(z, p, c, c->name, &v);
 			fuse_into(z, p, c, at);
-			consumer_init(&k, z->groups, c);
+			consumer_grew(&k, z->groups, c, p);
 			z->nfused++;
 			again = true;
 			i = at - 1; /* the slot p left */
