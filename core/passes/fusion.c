@@ -948,9 +948,59 @@ static inline void producer_half(PairBytes *r, const HloInstr *p,
 	r->saved = io_c + own - (r->merged + (kept ? own : 0));
 }
 
+/* Fills e's half (producer_half's figures of p that no consumer
+ * changes). */
+static void producer_keep_half(struct ProducerSeen *e, const HloInstr *p)
+{
+	int64_t io_p = fz_bytes_of(p), n = shape_elements(p->shape);
+	int k = 0;
+	for (int i = 0; i < p->nops; i++) {
+		const HloInstr *o = p->ops[i];
+		if (!o || fz_among(p->ops, i, o))
+			continue;
+		int64_t read = cost_operand_bytes(p, i);
+		io_p += read;
+		if (o == p)
+			continue;
+		if (k == PRODUCER_OPS) {
+			e->nhalf = -1;
+			return;
+		}
+		e->half[k].o = o;
+		e->half[k].read = read;
+		e->half[k].large = o->op != HLO_BROADCAST &&
+				   o->op != HLO_IOTA &&
+				   o->op != HLO_CONSTANT &&
+				   shape_elements(o->shape) >= n;
+		k++;
+	}
+	e->nhalf = k;
+	e->kernel = fz_is_kernel(p);
+	e->io = io_p;
+}
+
+/* producer_half from e's half, kept by producer. */
+static inline void producer_half_kept(PairBytes *r, const HloInstr *p,
+				      const struct ProducerSeen *e,
+				      unsigned mk, int64_t io_c)
+{
+	for (int i = 0; i < e->nhalf; i++) {
+		if (e->half[i].o->mark == mk)
+			continue; /* read by c already */
+		r->nops++;
+		r->merged += e->half[i].read;
+		if (e->half[i].large)
+			r->dup_reads += e->half[i].read;
+	}
+	bool kept = (p->nusers > 1 || p->parent->root == p) && e->kernel;
+	int64_t own = e->kernel ? e->io : 0;
+	r->saved = io_c + own - (r->merged + (kept ? own : 0));
+}
+
 /* c's half comes from the walk of its operands (consumer_walk), which
  * marked them. */
-static PairBytes pair_bytes(const HloInstr *p, Consumer *k)
+static PairBytes pair_bytes(const HloInstr *p, Consumer *k,
+			    const struct ProducerSeen *ps)
 {
 	PairBytes r = {0};
 	consumer_walk(k);
@@ -961,7 +1011,10 @@ static PairBytes pair_bytes(const HloInstr *p, Consumer *k)
 	bool p_in_c = p->mark == mk;
 	r.nops = k->nd - p_in_c;
 	r.merged = k->io - (p_in_c ? pb : 0); /* p's value is inside now */
-	producer_half(&r, p, mk, k->io);
+	if (ps->nhalf >= 0)
+		producer_half_kept(&r, p, ps, mk, k->io);
+	else
+		producer_half(&r, p, mk, k->io);
 	return r;
 }
 
@@ -1084,6 +1137,7 @@ static const struct ProducerSeen *producer(GroupCache *gc, const HloInstr *p,
 		own->why = fz_unfusible(gc, p);
 		if (!own->why)
 			own->g = fz_group(gc, p);
+		own->nhalf = -1;
 		return own;
 	}
 	struct ProducerSeen *e =
@@ -1092,8 +1146,10 @@ static const struct ProducerSeen *producer(GroupCache *gc, const HloInstr *p,
 		e->x = p;
 		e->id = p->id;
 		e->why = fz_unfusible(gc, p);
-		if (!e->why)
+		if (!e->why) {
 			e->g = fz_group_of(p);
+			producer_keep_half(e, p);
+		}
 	}
 #if XR_ASAN
 	const char *why = fz_unfusible(gc, p);
@@ -1143,7 +1199,7 @@ static bool decide(GroupCache *gcache, const HloInstr *p, Consumer *k,
 		return say(v, false, R_PRODUCER_NOT_FUSIBLE, "s",
 			   "the producer is not fusible: it is %s", ps->why);
 	/* From here on fusing is possible: what it would save counts. */
-	PairBytes pb = gcache ? pair_bytes(p, k) : pair_bytes_once(p, c);
+	PairBytes pb = gcache ? pair_bytes(p, k, ps) : pair_bytes_once(p, c);
 #if XR_ASAN
 	if (gcache)
 		check_pair_bytes(p, c, pb);

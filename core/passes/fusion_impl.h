@@ -34,7 +34,7 @@ typedef struct Group {
 /* What fz_group_of found in fused computations, while they stay as they
  * were (same instruction count and last instruction: a pass only
  * appends to them or drops from them). Direct-mapped by address. */
-enum { GROUP_CACHE = 512, PRODUCER_CACHE = 1024 };
+enum { GROUP_CACHE = 512, PRODUCER_CACHE = 1024, PRODUCER_OPS = 3 };
 typedef struct GroupCache {
 	struct {
 		const HloComp *fc;
@@ -52,6 +52,16 @@ typedef struct GroupCache {
 		int id;
 		const char *why;
 		Group g; /* when why is NULL */
+		/* The producer's half of the bytes a fusion saves that no
+		 * consumer changes (fusion.c: producer_half), when why is
+		 * NULL: its distinct operands but itself, what it reads of
+		 * each and whether a copy would read it again (nhalf -1:
+		 * more than PRODUCER_OPS, not kept); its own bytes moved. */
+		int nhalf;
+		bool kernel;
+		int64_t io;
+		struct { const HloInstr *o; int64_t read; bool large; }
+			half[PRODUCER_OPS];
 	} prod[PRODUCER_CACHE];
 	/* The instructions with control edges (a control-predecessors
 	 * list, or named in one), sorted by address; made when first
