@@ -412,15 +412,28 @@ Group fz_group_of(const HloInstr *x)
  * drops from them (each changes the count or the last instruction); none
  * is re-sorted or edited in place until fz_finish, after the last
  * lookup. A pass that did either mid-way would have to clear the cache. */
+/* The group of the fusion that calls fc as gc holds it, or NULL. */
+static inline const Group *group_cached(const GroupCache *gc,
+					const HloComp *fc)
+{
+	if (!gc || !fc || !fc->n)
+		return NULL;
+	size_t h = ((uintptr_t)fc >> 4) % GROUP_CACHE;
+	const HloInstr *last = fc->instrs[fc->n - 1];
+	return gc->e[h].fc == fc && gc->e[h].n == fc->n &&
+		       gc->e[h].last == last
+		       ? &gc->e[h].g
+		       : NULL;
+}
+
 Group fz_group(GroupCache *gc, const HloInstr *x)
 {
 	HloComp *fc = fz_fused_comp(x);
 	if (!gc || !fc || !fc->n)
 		return fz_group_of(x);
-	size_t h = ((uintptr_t)fc >> 4) % GROUP_CACHE;
-	const HloInstr *last = fc->instrs[fc->n - 1];
-	if (gc->e[h].fc == fc && gc->e[h].n == fc->n && gc->e[h].last == last)
-		return gc->e[h].g;
+	const Group *known = group_cached(gc, fc);
+	if (known)
+		return *known;
 	Group g = fz_group_of(x);
 	fz_group_put(gc, x, g);
 	return g;
@@ -502,6 +515,17 @@ static int inner_users_at(const HloInstr *p, const HloInstr *c,
 		return 1;
 	}
 	int k = 0, end = once && from < c->nops ? from + 1 : c->nops;
+	if (end == from + 1 && c->ops[from] == p) {
+		/* the usual case: one parameter, whose users (a set) are
+		 * the readers unless a copy is among them */
+		HloInstr *par = hlo_comp_param(fc, from);
+		int n = !par ? 0 : par->nusers < max ? par->nusers : max;
+		for (; k < n && par->users[k]->op != HLO_COPY; k++)
+			out[k] = par->users[k];
+		if (k == n)
+			return k;
+		k = 0;
+	}
 	for (int i = from; i < end; i++) {
 		if (c->ops[i] != p)
 			continue;
@@ -895,7 +919,8 @@ static void consumer_grew(Consumer *k, GroupCache *gc, const HloInstr *c,
 static const Group *consumer_group(GroupCache *gc, Consumer *k)
 {
 	if (!k->grouped) {
-		k->g = fz_group(gc, k->c);
+		const Group *g = group_cached(gc, k->fc);
+		k->g = g ? *g : fz_group(gc, k->c);
 		k->grouped = true;
 	}
 	return &k->g;
@@ -1212,18 +1237,18 @@ static bool decide(GroupCache *gcache, const HloInstr *p, Consumer *k,
 	if (c->op == HLO_BITCAST)
 		return say(v, false, R_CONSUMER_IS_BITCAST, "",
 			   "not fusing into a single bitcast as consumer");
-	const Group gp = ps->g, gc = *consumer_group(gcache, k);
+	const Group *gp = &ps->g, *gc = consumer_group(gcache, k);
 	for (int i = 0; i < nin; i++)
 		if (in[i]->op == HLO_DOT || in[i]->op == HLO_CONVOLUTION)
 			return say(v, false, R_INTO_LIBRARY_CALL, "ss",
 				   "the consumer %s is a %s: its operands are "
 				   "not fused (it runs as a library call)",
 				   in[i]->name, hlo_opcode_name(in[i]->op));
-	if (gp.nreduce && gc.nreduce)
+	if (gp->nreduce && gc->nreduce)
 		return say(v, false, R_BOTH_REDUCE, "",
 			   "both the producer and the consumer contain a "
 			   "reduce");
-	if ((gp.nreduce || gp.ndot) && (gc.nreduce || gc.ndot))
+	if ((gp->nreduce || gp->ndot) && (gc->nreduce || gc->ndot))
 		return say(v, false, R_BOTH_HERO, "",
 			   "both the producer and the consumer contain a dot, "
 			   "convolution or reduce");
@@ -1231,34 +1256,34 @@ static bool decide(GroupCache *gcache, const HloInstr *p, Consumer *k,
 	 * more reader outside */
 	bool root = p->parent && p->parent->root == p;
 	int others = p->nusers - 1 + root;
-	if ((gp.nreduce || gp.ndot) && !shape_same_dims(p->shape, c->shape)) {
+	if ((gp->nreduce || gp->ndot) && !shape_same_dims(p->shape, c->shape)) {
 		fz_shape_text(b1, sizeof b1, c->shape);
 		fz_shape_text(b2, sizeof b2, p->shape);
 		return say(v, false, R_NOT_AN_EPILOGUE, "sss",
 			   "fusion into the output of a %s would create a "
 			   "loop fusion: the consumer's shape %s is not the "
 			   "result shape %s",
-			   gp.ndot ? "dot/convolution" : "reduce", b1, b2);
+			   gp->ndot ? "dot/convolution" : "reduce", b1, b2);
 	}
-	if ((gp.nreduce || gp.ndot) && !gc.elementwise)
+	if ((gp->nreduce || gp->ndot) && !gc->elementwise)
 		return say(v, false, R_NOT_AN_EPILOGUE, "sss",
 			   "fusion into the output of a %s would create a "
 			   "loop fusion: the consumer %s a %s, not an "
 			   "elementwise op",
-			   gp.ndot ? "dot/convolution" : "reduce",
+			   gp->ndot ? "dot/convolution" : "reduce",
 			   c->op == HLO_FUSION ? "holds" : "is",
-			   gc.not_ew ? gc.not_ew : hlo_opcode_name(c->op));
-	if (others > 0 && gp.costly && root)
+			   gc->not_ew ? gc->not_ew : hlo_opcode_name(c->op));
+	if (others > 0 && gp->costly && root)
 		return say(v, false, R_EXPENSIVE_DUPLICATED, "sds",
 			   "the producer is expensive (%s) and would be "
 			   "duplicated: it has %d other user%s (the "
 			   "computation's result is one)",
-			   gp.costly, others, others == 1 ? "" : "s");
-	if (others > 0 && gp.costly)
+			   gp->costly, others, others == 1 ? "" : "s");
+	if (others > 0 && gp->costly)
 		return say(v, false, R_EXPENSIVE_DUPLICATED, "sds",
 			   "the producer is expensive (%s) and would be "
 			   "duplicated: it has %d other user%s",
-			   gp.costly, others, others == 1 ? "" : "s");
+			   gp->costly, others, others == 1 ? "" : "s");
 	int64_t dup_reads = others > 0 ? pb.dup_reads : 0;
 	if (others > 0 && dup_reads > fz_bytes_of(p)) {
 		fz_human(b1, sizeof b1, dup_reads - fz_bytes_of(p));
@@ -1274,13 +1299,13 @@ static bool decide(GroupCache *gcache, const HloInstr *p, Consumer *k,
 		return say(v, false, R_TOO_MANY_OPERANDS, "dd",
 			   "fusion would exceed %d operands (%d)",
 			   FUSION_MAX_OPERANDS, nops);
-	if (gp.ninstrs + gc.ninstrs > FUSION_MAX_INSTRS)
+	if (gp->ninstrs + gc->ninstrs > FUSION_MAX_INSTRS)
 		return say(v, false, R_TOO_LARGE, "dd",
 			   "the fusion would exceed %d instructions (%d)",
-			   FUSION_MAX_INSTRS, gp.ninstrs + gc.ninstrs);
-	Group both = gc;
-	both.nreduce += gp.nreduce;
-	both.ndot += gp.ndot;
+			   FUSION_MAX_INSTRS, gp->ninstrs + gc->ninstrs);
+	Group both = *gc;
+	both.nreduce += gp->nreduce;
+	both.ndot += gp->ndot;
 	v->kind = fz_kind_from(&both);
 	if (others > 0 && root)
 		return say(v, true, R_FUSED_DUPLICATED, "dss",
@@ -1295,19 +1320,19 @@ static bool decide(GroupCache *gcache, const HloInstr *p, Consumer *k,
 			   "other user%s keep%s it",
 			   others, others == 1 ? "" : "s",
 			   others == 1 ? "s" : "");
-	if (gp.nreduce)
+	if (gp->nreduce)
 		return say(v, true, R_REDUCE_EPILOGUE, "",
 			   "elementwise epilogue fused into the reduction "
 			   "(kInput)");
-	if (gp.ndot)
+	if (gp->ndot)
 		return say(v, true, R_DOT_EPILOGUE, "s",
 			   "elementwise epilogue fused into the %s (kOutput)",
 			   "dot/convolution");
-	if (gc.nreduce && c->op == HLO_FUSION && reads_a_reduce(v->in, nin))
+	if (gc->nreduce && c->op == HLO_FUSION && reads_a_reduce(v->in, nin))
 		return say(v, true, R_REDUCE_EPILOGUE, "",
 			   "producer fused into the epilogue of the "
 			   "reduction (kInput)");
-	if (gc.nreduce)
+	if (gc->nreduce)
 		return say(v, true, R_FUSED_INTO_REDUCE, "",
 			   "producer fused into the reduction's input "
 			   "(kInput)");
