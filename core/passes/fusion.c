@@ -502,30 +502,14 @@ bool fz_first_time(const HloInstr *o, unsigned mk)
 /* A kernel on its own: not parameter, constant, tuple, gte or bitcast. */
 bool fz_is_kernel(const HloInstr *x) { return hlo_launches_kernel(x->op); }
 
-/* The instructions inside consumer c (fc its fused computation, or
- * NULL) that read producer p: c itself, or the users of c's fused
- * parameters fed by p. p is c's operand at from and at none before it;
- * once: at none after it either (so only one parameter is looked at). */
-static int inner_users_at(const HloInstr *p, const HloInstr *c,
-			  const HloComp *fc, int from, bool once,
-			  const HloInstr **out, int max)
+/* The instructions inside fusion c (fc its fused computation) that
+ * read producer p, c's operand at none of [0, from) or [end, c->nops):
+ * the users of c's fused parameters fed by p. */
+static int inner_users_scan(const HloInstr *p, const HloInstr *c,
+			    const HloComp *fc, int from, int end,
+			    const HloInstr **out, int max)
 {
-	if (!fc) {
-		out[0] = c;
-		return 1;
-	}
-	int k = 0, end = once && from < c->nops ? from + 1 : c->nops;
-	if (end == from + 1 && c->ops[from] == p) {
-		/* the usual case: one parameter, whose users (a set) are
-		 * the readers unless a copy is among them */
-		HloInstr *par = hlo_comp_param(fc, from);
-		int n = !par ? 0 : par->nusers < max ? par->nusers : max;
-		for (; k < n && par->users[k]->op != HLO_COPY; k++)
-			out[k] = par->users[k];
-		if (k == n)
-			return k;
-		k = 0;
-	}
+	int k = 0;
 	for (int i = from; i < end; i++) {
 		if (c->ops[i] != p)
 			continue;
@@ -546,10 +530,44 @@ static int inner_users_at(const HloInstr *p, const HloInstr *c,
 	return k;
 }
 
+/* The instructions inside consumer c (fc its fused computation, or
+ * NULL) that read producer p: c itself, or the users of c's fused
+ * parameters fed by p. p is c's operand at from and at none before it;
+ * once: at none after it either (so only one parameter is looked at).
+ * Inline: each decision asks. */
+static inline int inner_users_at(const HloInstr *p, const HloInstr *c,
+				 const HloComp *fc, int from, bool once,
+				 const HloInstr **out, int max)
+{
+	if (!fc) {
+		out[0] = c;
+		return 1;
+	}
+	int end = once && from < c->nops ? from + 1 : c->nops;
+	if (end == from + 1 && c->ops[from] == p) {
+		/* the usual case: one parameter, whose users (a set) are
+		 * the readers unless a copy is among them */
+		HloInstr *par = hlo_comp_param(fc, from);
+		int k = 0, n = !par ? 0 : par->nusers < max ? par->nusers : max;
+		for (; k < n && par->users[k]->op != HLO_COPY; k++)
+			out[k] = par->users[k];
+		if (k == n)
+			return k;
+	}
+	return inner_users_scan(p, c, fc, from, end, out, max);
+}
+
 static int inner_users(const HloInstr *p, const HloInstr *c,
 		       const HloInstr **out, int max)
 {
-	return inner_users_at(p, c, fz_fused_comp(c), 0, false, out, max);
+	const HloComp *fc = fz_fused_comp(c);
+	if (!fc) {
+		out[0] = c;
+		return 1;
+	}
+	/* the scan without inner_users_at's short cut (sanitizer builds
+	 * compare the two, decide) */
+	return inner_users_scan(p, c, fc, 0, c->nops, out, max);
 }
 
 /* ---- deciding one pair -------------------------------------------------- */
@@ -820,11 +838,9 @@ static void consumer_init(Consumer *k, GroupCache *gc, const HloInstr *c)
 			.why = fz_unfusible(gc, c)};
 }
 
-static void consumer_walk(Consumer *k)
+static void consumer_walk_all(Consumer *k)
 {
 	const HloInstr *c = k->c;
-	if (k->mark && k->mark == c->parent->module->mark_gen)
-		return;
 	unsigned mk = fz_fresh_mark(c);
 	int nd = 0;
 	int64_t io = fz_bytes_of(c);
@@ -845,6 +861,14 @@ static void consumer_walk(Consumer *k)
 	k->nops = c->nops;
 	k->io = io;
 	k->repeats = repeats;
+}
+
+/* k's walk, again only when an instruction was marked since (each
+ * decision asks). */
+static inline void consumer_walk(Consumer *k)
+{
+	if (!k->mark || k->mark != k->c->parent->module->mark_gen)
+		consumer_walk_all(k);
 }
 
 #if XR_ASAN
