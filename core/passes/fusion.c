@@ -871,6 +871,26 @@ static inline void consumer_walk(Consumer *k)
 		consumer_walk_all(k);
 }
 
+/* Does c read p at an index before i (fuse_consumer offers each operand
+ * once)? No, when the walk still holds and found no operand twice: a
+ * look at each earlier operand, for each operand, cost more than the
+ * decisions' walks. */
+static inline bool consumer_read_before(const Consumer *k, int i,
+					const HloInstr *p)
+{
+	const HloInstr *c = k->c;
+	bool none = k->mark && k->mark == c->parent->module->mark_gen &&
+		    !k->repeats;
+#if XR_ASAN
+	if (none && (k->nops != c->nops || fz_among(c->ops, i, p))) {
+		fprintf(stderr, "consumer_read_before: %s reads %s twice\n",
+			c->name, p->name);
+		abort();
+	}
+#endif
+	return !none && fz_among(c->ops, i, p);
+}
+
 #if XR_ASAN
 /* k's walk as a walk without marks would find it, and c's marks. */
 static void check_walk(const Consumer *k)
@@ -2847,7 +2867,7 @@ static HloInstr *fuse_consumer(Fz *z, HloInstr *c, bool off)
 		again = false;
 		for (int i = 0; i < c->nops && !z->failed; i++) {
 			HloInstr *p = c->ops[i];
-			if (fz_among(c->ops, i, p))
+			if (consumer_read_before(&k, i, p))
 				continue;
 			Verdict v;
 			if (!decide(z->groups, p, &k, i, off, &v)) {
