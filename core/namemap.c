@@ -127,11 +127,15 @@ static inline unsigned key_hash(const char *s, size_t n)
 	return (unsigned)(h ^ h >> 29);
 }
 
+/* A key is mostly looked up through the very string stored (an
+ * instruction's own name, when it is taken out or found again): the
+ * same address is the same key, without a call to memcmp. A tombstone
+ * keeps its old hash and length, never a caller's address. */
 static inline bool same_key(const NameMapSlot *s, const char *key, size_t n,
 			    unsigned h)
 {
-	return s->key != TOMB && s->hash == h && s->len == n &&
-	       memcmp(s->key, key, n) == 0;
+	return s->hash == h && s->len == n &&
+	       (s->key == key || (s->key != TOMB && memcmp(s->key, key, n) == 0));
 }
 
 static inline NameMapSlot *lookup(const NameMap *m, const char *key, size_t n,
@@ -215,7 +219,11 @@ static inline bool reserve(NameMap *m)
 
 int namemap_add(NameMap *m, const char *key, void *val)
 {
-	size_t n = strlen(key);
+	return namemap_addn(m, key, strlen(key), val);
+}
+
+int namemap_addn(NameMap *m, const char *key, size_t n, void *val)
+{
 	unsigned h = key_hash(key, n);
 	if (!reserve(m))
 		return -1;
@@ -305,9 +313,8 @@ bool namemap_copy(NameMap *dst, const NameMap *src,
 		}
 		void *val = s->val;
 		const char *k = s->key == TOMB ? NULL : remap(ctx, s->key, &val);
-		if (!k) {
-			d->key = TOMB;
-			d->val = NULL;
+		if (!k) { /* hash and length kept: same_key reads them */
+			*d = (NameMapSlot){TOMB, NULL, s->hash, s->len};
 			count -= s->key != TOMB;
 			continue;
 		}

@@ -43,6 +43,8 @@ bool namemap_put(NameMap *m, const char *key, void *val);
 /* Inserts key when it is absent: 1 inserted, 0 present already (val
  * not stored), -1 out of memory. One probe instead of a get and a put. */
 int namemap_add(NameMap *m, const char *key, void *val);
+/* namemap_add with strlen(key) known (n): a name just written. */
+int namemap_addn(NameMap *m, const char *key, size_t n, void *val);
 bool namemap_del(NameMap *m, const char *key);
 /* dst (whose old contents are freed) as a copy of src's table, each
  * entry's key and value replaced by what remap gives: remap sees the old
