@@ -154,20 +154,34 @@ typedef struct NameHint {
 	char stem[48];
 } NameHint;
 enum { NAME_HINTS = 16 };
+/* A map's hints: only the slots whose bit is set in live hold one (the
+ * rest is never read), so a new table costs no clearing: a fused
+ * computation whose first name hint is made gets its table for a bump
+ * of the arena, and forgetting the hints clears one word. */
+typedef struct NameHints {
+	unsigned live;
+	NameHint t[NAME_HINTS];
+} NameHints;
 
 static NameHint *name_hint(NameMap *map, const char *stem, size_t n)
 {
 	if (n >= sizeof ((NameHint *)0)->stem)
 		return NULL;
-	if (!map->hints &&
-	    !(map->hints = map->arena ? arena_alloc(map->arena,
-						    NAME_HINTS * sizeof(NameHint))
-				      : namemap_zalloc(NAME_HINTS *
-						       sizeof(NameHint))))
-		return NULL;
+	NameHints *hs = map->hints;
+	if (!hs) {
+		hs = map->arena ? arena_raw(map->arena, sizeof *hs)
+				: malloc(sizeof *hs);
+		if (!hs)
+			return NULL;
+		hs->live = 0;
+		map->hints = hs;
+	}
 	unsigned h = namemap_hash(stem, n);
-	NameHint *t = (NameHint *)map->hints + h % NAME_HINTS;
-	if (t->h != h || strncmp(t->stem, stem, n) || t->stem[n]) {
+	unsigned i = h % NAME_HINTS;
+	NameHint *t = &hs->t[i];
+	if (!(hs->live >> i & 1) || t->h != h || strncmp(t->stem, stem, n) ||
+	    t->stem[n]) {
+		hs->live |= 1u << i;
 		t->h = h;
 		memcpy(t->stem, stem, n);
 		t->stem[n] = 0;
@@ -201,6 +215,11 @@ char *hlo_numbered_name(char *buf, size_t cap, const char *stem, size_t n,
 /* k (>= 0) in decimal at p, NUL-terminated; returns the digits' count. */
 static size_t put_decimal(char *p, unsigned long k)
 {
+	if (k < 10) { /* a hint's first number, mostly */
+		p[0] = (char)('0' + k);
+		p[1] = 0;
+		return 1;
+	}
 	char digits[24];
 	size_t nd = 0;
 	do
@@ -212,14 +231,14 @@ static size_t put_decimal(char *p, unsigned long k)
 	return nd;
 }
 
-/* The name unique_name gives base when base is taken, into buf (256
- * bytes); the stem's hint moves on past it. Each candidate is the stem
- * and its dot, written once, then the number written after them (what
- * hlo_numbered_name gives: the stem is at most 200 bytes), looked up
- * with its length known. */
-static void unique_number(NameMap *map, const char *base, char *buf)
+/* The name unique_name gives base (n bytes) when base is taken, into
+ * buf (256 bytes), and its length; the stem's hint moves on past it.
+ * Each candidate is the stem and its dot, written once, then the number
+ * written after them (what hlo_numbered_name gives: the stem is at most
+ * 200 bytes), looked up with its length known. */
+static size_t unique_number(NameMap *map, const char *base, size_t n,
+			    char *buf)
 {
-	size_t n = strlen(base);
 	/* a trailing ".N": back over the digits, then the dot before them
 	 * (the last dot, when only digits follow it) */
 	size_t d = n;
@@ -237,18 +256,18 @@ static void unique_number(NameMap *map, const char *base, char *buf)
 		if (!namemap_getn(map, buf, len)) {
 			if (t)
 				t->next = i + 1;
-			return;
+			return len;
 		}
 	}
 }
 
 static const char *unique_name(Arena *a, NameMap *map, const char *base)
 {
-	if (!namemap_get(map, base))
-		return arena_strdup(a, base);
+	size_t n = strlen(base);
+	if (!namemap_getn(map, base, n))
+		return arena_strndup(a, base, n);
 	char buf[256];
-	unique_number(map, base, buf);
-	return arena_strdup(a, buf);
+	return arena_strndup(a, buf, unique_number(map, base, n, buf));
 }
 
 void hlo_module_reset_name_hints(HloModule *m)
@@ -259,8 +278,8 @@ void hlo_module_reset_name_hints(HloModule *m)
 		NameMap *nm = &m->comps[i]->names;
 		if (!nm->hints)
 			continue;
-		if (nm->arena) { /* kept, cleared: as a fresh one reads */
-			memset(nm->hints, 0, NAME_HINTS * sizeof(NameHint));
+		if (nm->arena) { /* kept, emptied: as a fresh one reads */
+			((NameHints *)nm->hints)->live = 0;
 		} else {
 			free(nm->hints);
 			nm->hints = NULL;
@@ -278,10 +297,10 @@ const char *hlo_comp_unique_name(HloComp *c, const char *base)
 	return unique_name(&c->module->arena, &c->names, base);
 }
 
-void hlo_comp_skip_unique_name(HloComp *c, const char *base)
+void hlo_comp_skip_unique_name(HloComp *c, const char *base, size_t n)
 {
 	char buf[256];
-	unique_number(&c->names, base, buf);
+	unique_number(&c->names, base, n, buf);
 }
 
 void hlo_module_remove_comp(HloModule *m, HloComp *c)
@@ -504,8 +523,8 @@ HloInstr *hlo_instr_new_unlisted(HloComp *c, HloOpcode op, Shape *shape,
  * name is taken, fails, or with uniquify takes the name
  * hlo_comp_unique_name gives. */
 static HloInstr *instr_new(HloComp *c, HloOpcode op, Shape *shape,
-			   const char *name, bool uniquify, int nops,
-			   HloInstr *const *ops)
+			   const char *name, size_t len, bool uniquify,
+			   int nops, HloInstr *const *ops)
 {
 	HloModule *m = c->module;
 	Arena *a = &m->arena;
@@ -513,7 +532,7 @@ static HloInstr *instr_new(HloComp *c, HloOpcode op, Shape *shape,
 	if (!ins || !name)
 		return NULL;
 	ins->name = name;
-	int added = namemap_add(&c->names, ins->name, ins);
+	int added = namemap_addn(&c->names, ins->name, len, ins);
 	if (added == 0 && uniquify) {
 		ins->name = hlo_comp_unique_name(c, name);
 		added = ins->name ? namemap_add(&c->names, ins->name, ins) : -1;
@@ -555,11 +574,21 @@ static HloInstr *instr_new(HloComp *c, HloOpcode op, Shape *shape,
 HloInstr *hlo_instr_new(HloComp *c, HloOpcode op, Shape *shape,
 			const char *name, int nops, HloInstr *const *ops)
 {
-	Arena *a = &c->module->arena;
-	return instr_new(c, op, shape,
-			 name ? arena_strdup(a, name)
-			      : hlo_comp_unique_name(c, hlo_opcode_name(op)),
-			 false, nops, ops);
+	if (!name) {
+		const char *nm = hlo_comp_unique_name(c, hlo_opcode_name(op));
+		return instr_new(c, op, shape, nm, nm ? strlen(nm) : 0, false,
+				 nops, ops);
+	}
+	return hlo_instr_new_n(c, op, shape, name, strlen(name), nops, ops);
+}
+
+HloInstr *hlo_instr_new_n(HloComp *c, HloOpcode op, Shape *shape,
+			  const char *name, size_t n, int nops,
+			  HloInstr *const *ops)
+{
+	/* name's NUL copied with it */
+	return instr_new(c, op, shape, arena_dup(&c->module->arena, name, n + 1),
+			 n, false, nops, ops);
 }
 
 HloInstr *hlo_instr_new_unique(HloComp *c, HloOpcode op, Shape *shape,
@@ -567,15 +596,18 @@ HloInstr *hlo_instr_new_unique(HloComp *c, HloOpcode op, Shape *shape,
 			       HloInstr *const *ops)
 {
 	/* base itself first: one probe when it is free (the usual case) */
-	return instr_new(c, op, shape, arena_strdup(&c->module->arena, base),
-			 true, nops, ops);
+	size_t n = strlen(base);
+	return instr_new(c, op, shape,
+			 arena_strndup(&c->module->arena, base, n), n, true,
+			 nops, ops);
 }
 
 HloInstr *hlo_instr_new_in_arena(HloComp *c, HloOpcode op, Shape *shape,
 				 const char *name, int nops,
 				 HloInstr *const *ops)
 {
-	return instr_new(c, op, shape, name, true, nops, ops);
+	return instr_new(c, op, shape, name, name ? strlen(name) : 0, true,
+			 nops, ops);
 }
 
 HloInstr *hlo_comp_find(const HloComp *c, const char *name)

@@ -251,6 +251,11 @@ bool hlo_launches_kernel(HloOpcode op);
  * fresh one is made from the opcode). Operands get c's instr as a user. */
 HloInstr *hlo_instr_new(HloComp *c, HloOpcode op, Shape *shape,
 			const char *name, int nops, HloInstr *const *ops);
+/* hlo_instr_new with name's length known (n bytes, NUL-terminated
+ * there: a name just written, not looked over again). */
+HloInstr *hlo_instr_new_n(HloComp *c, HloOpcode op, Shape *shape,
+			  const char *name, size_t n, int nops,
+			  HloInstr *const *ops);
 /* hlo_instr_new named base, or base.N when base is taken in c. */
 HloInstr *hlo_instr_new_unique(HloComp *c, HloOpcode op, Shape *shape,
 			       const char *base, int nops,
@@ -270,10 +275,11 @@ HloInstr *hlo_instr_new_in_arena(HloComp *c, HloOpcode op, Shape *shape,
 				 HloInstr *const *ops);
 HloInstr *hlo_comp_find(const HloComp *c, const char *name);
 const char *hlo_comp_unique_name(HloComp *c, const char *base);
-/* For base, taken in c: leaves c's name hints as hlo_comp_unique_name
- * would (the number it would give is not offered again), without making
- * the name, for a caller that names its instruction otherwise. */
-void hlo_comp_skip_unique_name(HloComp *c, const char *base);
+/* For base (n bytes), taken in c: leaves c's name hints as
+ * hlo_comp_unique_name would (the number it would give is not offered
+ * again), without making the name, for a caller that names its
+ * instruction otherwise. */
+void hlo_comp_skip_unique_name(HloComp *c, const char *base, size_t n);
 void hlo_set_operand(HloInstr *ins, int i, HloInstr *v);
 /* hlo_set_operand for a caller that knows ins's other operands, without
  * looking at them: old_elsewhere / v_elsewhere say whether ins->ops[i]

@@ -1436,8 +1436,8 @@ void fz_touch(Fz *z, HloComp *c)
 }
 
 /* Candidate k of fz_fresh_name's search for base (n bytes, short):
- * base itself at 0, else base.k. buf: 128 bytes. */
-static void fresh_candidate(char *buf, const char *base, size_t n, int k)
+ * base itself at 0, else base.k. buf: 128 bytes. Returns its length. */
+static size_t fresh_candidate(char *buf, const char *base, size_t n, int k)
 {
 	assert(n < 100 && k >= 0);
 	memcpy(buf, base, n);
@@ -1453,21 +1453,77 @@ static void fresh_candidate(char *buf, const char *base, size_t n, int k)
 			buf[n++] = d[--nd];
 	}
 	buf[n] = 0;
+	return n;
+}
+
+/* Candidate k for base, its length into *len: from z->fresh, where the
+ * names from a counter are made one after another, the last one's
+ * number incremented in place (base.9 -> base.10 moves the zeros
+ * right) instead of base and every digit written again. The entry is
+ * found by base's address (the callers' literals: base must not change
+ * while z lives); buf (128 bytes) holds a name too long for it. */
+static const char *fresh_text(Fz *z, const char *base, int k, size_t *len,
+			      char *buf)
+{
+	struct FzFresh *f = z->fresh;
+	enum { NF = sizeof z->fresh / sizeof z->fresh[0] };
+	while (f < z->fresh + NF - 1 && f->base && f->base != base)
+		f++;
+	if (f->base != base) {
+		size_t n = strlen(base);
+		if (n + 12 > FZ_FRESH_TEXT) {
+			*len = fresh_candidate(buf, base, n, k);
+			return buf;
+		}
+		f->base = base;
+		f->n = (int)n;
+		f->k = -1;
+	}
+	if (k == f->k + 1 && f->k > 0) {
+		char *d = f->text + f->n + 1;
+		int i = f->len - f->n - 1;
+		while (i > 0 && d[i - 1] == '9')
+			d[--i] = '0';
+		if (i > 0) {
+			d[i - 1]++;
+		} else {
+			memmove(d + 1, d, (size_t)(f->len - f->n - 1));
+			d[0] = '1';
+			f->text[++f->len] = 0;
+		}
+		f->k = k;
+	} else if (k != f->k) {
+		f->len = (int)fresh_candidate(f->text, base, (size_t)f->n, k);
+		f->k = k;
+	}
+#if XR_ASAN
+	{
+		char want[128];
+		fresh_candidate(want, base, (size_t)f->n, k);
+		assert(!strcmp(want, f->text) && strlen(want) == (size_t)f->len);
+	}
+#endif
+	*len = (size_t)f->len;
+	return f->text;
 }
 
 /* fz_fresh_name's search, unless *direct without the look into names
  * (the caller's make fails on a taken name instead), and past the names
- * also holds (NULL: none): the name into buf, *next moved past it.
- * *direct then says whether the first name tried was free. */
-static void fresh_next(char *buf, const NameMap *names, const NameMap *also,
-		       const char *base, size_t n, int *next, bool *direct)
+ * also holds (NULL: none): the name (valid until the next name from
+ * base; buf, 128 bytes, may hold it) and its length into *len, *next
+ * moved past it. *direct then says whether the first name tried was
+ * free. */
+static const char *fresh_next(Fz *z, char *buf, const NameMap *names,
+			      const NameMap *also, const char *base,
+			      int *next, bool *direct, size_t *len)
 {
 	bool first = true;
+	const char *t;
 	for (;; (*next)++) {
-		fresh_candidate(buf, base, n, *next);
-		if (also && namemap_get(also, buf))
+		t = fresh_text(z, base, *next, len, buf);
+		if (also && namemap_getn(also, t, *len))
 			continue;
-		if (!*direct && namemap_get(names, buf)) {
+		if (!*direct && namemap_getn(names, t, *len)) {
 			first = false;
 			continue;
 		}
@@ -1475,6 +1531,7 @@ static void fresh_next(char *buf, const NameMap *names, const NameMap *also,
 	}
 	(*next)++;
 	*direct = *direct || first;
+	return t;
 }
 
 /* base, base.1, base.2, ...: the first name not in names at or after
@@ -1486,8 +1543,10 @@ const char *fz_fresh_name(Fz *z, const NameMap *names, const char *base,
 {
 	char buf[128];
 	bool direct = false;
-	fresh_next(buf, names, NULL, base, strlen(base), next, &direct);
-	return arena_strdup(&z->m->arena, buf);
+	size_t len;
+	const char *t =
+		fresh_next(z, buf, names, NULL, base, next, &direct, &len);
+	return arena_strndup(&z->m->arena, t, len);
 }
 
 /* Names from a counter are mostly free one after another: each is made
@@ -1503,12 +1562,13 @@ HloInstr *fz_new_fresh(Fz *z, HloComp *c, HloOpcode op, Shape *shape,
 {
 	char buf[128];
 	for (;;) {
-		fresh_next(buf, &c->names, also, base, strlen(base), next,
-			   direct);
-		HloInstr *x = hlo_instr_new(c, op, shape, buf, nops, ops);
+		size_t len;
+		const char *t = fresh_next(z, buf, &c->names, also, base, next,
+					   direct, &len);
+		HloInstr *x = hlo_instr_new_n(c, op, shape, t, len, nops, ops);
 		if (x)
 			return x;
-		if (!namemap_get(&c->names, buf)) {
+		if (!namemap_getn(&c->names, t, len)) {
 			z->failed = true; /* out of memory */
 			return NULL;
 		}
@@ -1525,11 +1585,12 @@ static HloComp *new_fused_comp(Fz *z)
 	HloModule *m = z->m;
 	char buf[128];
 	for (;;) {
-		fresh_next(buf, &m->comp_names, NULL, "fused_computation",
-			   strlen("fused_computation"), &z->next_comp,
-			   &z->comp_direct);
-		HloComp *fc = hlo_comp_new(m, buf);
-		if (fc || !namemap_get(&m->comp_names, buf))
+		size_t len;
+		const char *t = fresh_next(z, buf, &m->comp_names, NULL,
+					   "fused_computation", &z->next_comp,
+					   &z->comp_direct, &len);
+		HloComp *fc = hlo_comp_new(m, t);
+		if (fc || !namemap_getn(&m->comp_names, t, len))
 			return fc; /* made, or out of memory */
 		z->comp_direct = false;
 	}
@@ -1954,7 +2015,8 @@ static bool unclash(HloInstr *copy, const HloInstr *s, const HloComp *outer)
 						     &copy->parent->names));
 }
 
-/* Does s's name end in .N (digits), as unique_name's stems do? */
+/* Does s's name (n bytes) end in .N (digits), as unique_name's stems
+ * do? */
 static bool numbered(const char *s, size_t n)
 {
 	size_t k = n;
@@ -1968,7 +2030,8 @@ static bool numbered(const char *s, size_t n)
  * name hlo_comp_unique_name would give first, stem.M, is never of the
  * form s.N and unclash always renames), the free s.N, with dst's name
  * hints moved as the first naming would have. Otherwise s's name, and
- * the copy goes through unclash. NULL on out of memory. */
+ * the copy goes through unclash. NULL on out of memory. The name's
+ * length is found once and handed on (no strlen after). */
 static const char *clash_name(Fz *z, HloComp *dst, const HloInstr *s,
 			      const HloComp *outer)
 {
@@ -1976,11 +2039,12 @@ static const char *clash_name(Fz *z, HloComp *dst, const HloInstr *s,
 	if (!s->parent || s->parent->module != dst->module || n > 180 ||
 	    !numbered(s->name, n) || !namemap_getn(&dst->names, s->name, n))
 		return s->name;
-	hlo_comp_skip_unique_name(dst, s->name);
+	hlo_comp_skip_unique_name(dst, s->name, n);
 	char buf[256];
-	return arena_strdup(&z->m->arena,
-			    pass_free_name(buf, sizeof buf, s->name,
-					   &outer->names, &dst->names));
+	size_t len;
+	pass_free_namen(buf, sizeof buf, s->name, n, &outer->names,
+			&dst->names, &len);
+	return arena_dup(&z->m->arena, buf, len + 1);
 }
 
 int fz_inline_comp_in(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,

@@ -119,7 +119,7 @@ typedef struct FzIndex {
 	int cap, n;
 } FzIndex;
 
-enum { FZ_REC_CACHE = 256, FZ_PARAM_NAMES = 128 };
+enum { FZ_REC_CACHE = 256, FZ_PARAM_NAMES = 128, FZ_FRESH_TEXT = 48 };
 
 /* One fusion pass running: the module, the log it fills, what it changed. */
 typedef struct Fz {
@@ -165,6 +165,14 @@ typedef struct Fz {
 	 * first try last time: then the next one is made without a look
 	 * first (fusion.c: fz_new_fresh) */
 	bool fusion_direct, comp_direct, gte_direct;
+	/* The last name made from each base above, base.k, so that the
+	 * next one is its number incremented in place (fusion.c:
+	 * fresh_text) */
+	struct FzFresh {
+		const char *base; /* the caller's string; NULL: unused */
+		int k, n, len;
+		char text[FZ_FRESH_TEXT];
+	} fresh[4];
 	/* The names starting with "fusion" of every computation when the
 	 * pass first names a fusion (fusion.c: fusion_name) */
 	NameMap fusion_names;

@@ -48,6 +48,10 @@ bool pass_unshare_fused(HloModule *m);
  * holds, written into buf (cap bytes); returns buf. */
 const char *pass_free_name(char *buf, size_t cap, const char *base,
 			   const NameMap *a, const NameMap *b);
+/* The same for base's first n bytes, the name's length into *len. */
+const char *pass_free_namen(char *buf, size_t cap, const char *base,
+			    size_t n, const NameMap *a, const NameMap *b,
+			    size_t *len);
 
 /* Gives every fusion a name no other fusion of the module has ('why',
  * 'cost' and 'fuse' find a fusion by name; HLO text only asks a name to

@@ -575,20 +575,58 @@ static bool relist(HloModule *m, HloInstr *f, const char *nn, StrBuf *b)
 const char *pass_free_name(char *buf, size_t cap, const char *base,
 			   const NameMap *a, const NameMap *b)
 {
-	char stem[200];
-	size_t n = strlen(base);
-	if (n > sizeof stem - 2)
-		n = sizeof stem - 2;
-	memcpy(stem, base, n);
-	stem[n] = '.';
-	for (long long k = 1;; k++) {
-		hlo_numbered_name(buf, cap, stem, n + 1, k);
+	size_t len;
+	return pass_free_namen(buf, cap, base, strlen(base), a, b, &len);
+}
+
+/* The stem and its dot are written once; each next candidate's number
+ * is the last one's, incremented in place (base.9 -> base.10 moves the
+ * zeros right). Names past cap are cut as hlo_numbered_name cuts them. */
+const char *pass_free_namen(char *buf, size_t cap, const char *base,
+			    size_t n, const NameMap *a, const NameMap *b,
+			    size_t *len)
+{
+	if (n > 198)
+		n = 198;
+	if (cap < n + 2 + 24) { /* the number may not fit: cut */
+		char stem[200];
+		memcpy(stem, base, n);
+		stem[n] = '.';
+		for (long long k = 1;; k++) {
+			hlo_numbered_name(buf, cap, stem, n + 1, k);
+			size_t l = strlen(buf);
+			unsigned h = namemap_key_hash(buf, l);
+			if (!namemap_geth(a, buf, l, h) &&
+			    (!b || !namemap_geth(b, buf, l, h))) {
+				*len = l;
+				return buf;
+			}
+		}
+	}
+	memcpy(buf, base, n);
+	buf[n] = '.';
+	char *d = buf + n + 1;
+	size_t nd = 1;
+	d[0] = '1';
+	for (;;) {
+		size_t l = n + 1 + nd;
+		buf[l] = 0;
 		/* one hash for both maps */
-		size_t len = strlen(buf);
-		unsigned h = namemap_key_hash(buf, len);
-		if (!namemap_geth(a, buf, len, h) &&
-		    (!b || !namemap_geth(b, buf, len, h)))
+		unsigned h = namemap_key_hash(buf, l);
+		if (!namemap_geth(a, buf, l, h) &&
+		    (!b || !namemap_geth(b, buf, l, h))) {
+			*len = l;
 			return buf;
+		}
+		size_t i = nd;
+		while (i > 0 && d[i - 1] == '9')
+			d[--i] = '0';
+		if (i > 0) {
+			d[i - 1]++;
+		} else {
+			memmove(d + 1, d, nd++);
+			d[0] = '1';
+		}
 	}
 }
 

@@ -512,6 +512,59 @@ static void test_fresh_names(void **state)
 	}
 }
 
+/* Names from a counter past 9, 99, 999 (fresh_text carries its digits
+ * in place): as hlo_numbered_name writes them, one base after another
+ * and back, and pass_free_name's search carries the same way. */
+static void test_fresh_names_carry(void **state)
+{
+	(void)state;
+	HloModule *m = load_text(gte_names);
+	HloComp *c = m->entry;
+	HloInstr *p = hlo_comp_find(c, "get-tuple-element");
+	Fz z = {.m = m};
+	int next = 7, other = 0;
+	bool direct = true;
+	char want[64];
+	for (int k = 7; k < 1003; k++) {
+		HloInstr *x = fz_new_fresh(&z, c, HLO_NEGATE, p->shape, "a",
+					   &next, &direct, NULL, 1, &p);
+		hlo_numbered_name(want, sizeof want, "a.", 2, k);
+		assert_non_null(x);
+		assert_string_equal(x->name, want);
+		if (k % 97 == 0) /* another base in between */
+			assert_non_null(fz_fresh_name(&z, &c->names, "b",
+						      &other));
+	}
+	assert_int_equal(other, 10);
+	assert_string_equal(fz_fresh_name(&z, &c->names, "b", &other), "b.10");
+	/* a.1 ... a.6 are free, a.7 ... a.1002 taken */
+	char buf[256];
+	assert_string_equal(pass_free_name(buf, sizeof buf, "a", &c->names,
+					   NULL),
+			    "a.1");
+	NameMap taken;
+	namemap_init(&taken);
+	for (int k = 1; k < 7; k++) {
+		hlo_numbered_name(want, sizeof want, "a.", 2, k);
+		assert_int_equal(namemap_add(&taken,
+					     arena_strdup(&m->arena, want), p),
+				 1);
+	}
+	assert_string_equal(pass_free_name(buf, sizeof buf, "a", &c->names,
+					   &taken),
+			    "a.1003");
+	size_t len;
+	assert_string_equal(pass_free_namen(buf, sizeof buf, "a.b", 1,
+					    &c->names, &taken, &len),
+			    "a.1003");
+	assert_int_equal(len, 6);
+	/* a cap too small for the number cuts it as hlo_numbered_name */
+	assert_string_equal(pass_free_name(buf, 3, "q", &c->names, &taken),
+			    "q.");
+	namemap_free(&taken);
+	hlo_module_free(m);
+}
+
 /* Both passes over every corpus module: verified (pass_apply), never
  * more kernels, and a log that matches the module. */
 typedef struct Kernels {
@@ -677,6 +730,7 @@ int main(void)
 		cmocka_unit_test(test_force),
 		cmocka_unit_test(test_make_taken_name),
 		cmocka_unit_test(test_fresh_names),
+		cmocka_unit_test(test_fresh_names_carry),
 		cmocka_unit_test(test_corpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -664,6 +664,37 @@ static void unique_names_resume_and_stay_unique(void **st)
 	hlo_module_free(m);
 }
 
+/* A hint is where a stem's search resumes, one per slot (by the stem's
+ * namemap_hash): a second stem in the slot, or forgetting the hints (as
+ * each pass does), starts the search from .1 again, in a computation's
+ * map (hints from its arena) as in the module's. */
+static void unique_name_hints_forgotten(void **st)
+{
+	(void)st;
+	HloModule *m = load(chain);
+	HloComp *c = m->entry;
+	assert_string_equal(hlo_comp_unique_name(c, "a"), "a.1");
+	assert_string_equal(hlo_comp_unique_name(c, "a"), "a.2");
+	assert_string_equal(hlo_module_unique_comp_name(m, "main"), "main.1");
+	assert_string_equal(hlo_module_unique_comp_name(m, "main"), "main.2");
+	hlo_module_reset_name_hints(m);
+	assert_string_equal(hlo_comp_unique_name(c, "a"), "a.1");
+	assert_string_equal(hlo_module_unique_comp_name(m, "main"), "main.1");
+	hlo_comp_skip_unique_name(c, "a.9", 3);
+	assert_string_equal(hlo_comp_unique_name(c, "a"), "a.3");
+	/* two stems of one slot */
+	char y[8] = "b0";
+	for (int i = 1; namemap_hash(y, 2) % 16 != namemap_hash("a", 1) % 16;
+	     i++) {
+		y[0] = (char)('b' + i / 10);
+		y[1] = (char)('0' + i % 10);
+	}
+	assert_string_equal(hlo_comp_unique_name(c, "a"), "a.4");
+	hlo_comp_skip_unique_name(c, y, 2);
+	assert_string_equal(hlo_comp_unique_name(c, "a"), "a.1");
+	hlo_module_free(m);
+}
+
 /* The clone copies each name table whole: names unlinked before the
  * clone are gone from the copy's table, every live one is found. */
 static void clone_name_table_drops_removed(void **st)
@@ -883,6 +914,7 @@ int main(void)
 		cmocka_unit_test(clone_keeps_ids_users_and_grows),
 		cmocka_unit_test(param_index_follows_changes),
 		cmocka_unit_test(unique_names_resume_and_stay_unique),
+		cmocka_unit_test(unique_name_hints_forgotten),
 		cmocka_unit_test(clone_name_table_drops_removed),
 		cmocka_unit_test(post_order_puts_operands_first),
 		cmocka_unit_test(post_order_reports_cycles),
