@@ -114,7 +114,8 @@ void fz_text(const char *fmt, const unsigned char *args, int nargs,
 typedef struct FzIndex {
 	struct FzSlot {
 		unsigned h;
-		int v; /* -1: empty */
+		int v; /* the entry + 1; 0: empty (so calloc makes an
+			  empty table) */
 	} *slot;
 	int cap, n;
 } FzIndex;
@@ -238,10 +239,10 @@ static inline int fz_index_find(const FzIndex *ix, unsigned h,
 	unsigned mask = (unsigned)ix->cap - 1;
 	for (unsigned i = h & mask;; i = (i + 1) & mask) {
 		const struct FzSlot *s = &ix->slot[i];
-		if (s->v < 0)
+		if (!s->v)
 			return -1;
-		if (s->h == h && same(ctx, s->v))
-			return s->v;
+		if (s->h == h && same(ctx, s->v - 1))
+			return s->v - 1;
 	}
 }
 bool fz_index_add(FzIndex *ix, unsigned h, int v);

@@ -209,16 +209,14 @@ unsigned fz_hash_words(const char *const *s, int n)
 /* ix with nc slots (a power of two), its entries placed again. */
 static bool index_resize(FzIndex *ix, int nc)
 {
-	struct FzSlot *ns = malloc(sizeof *ns * (size_t)nc);
+	struct FzSlot *ns = calloc((size_t)nc, sizeof *ns);
 	if (!ns)
 		return false;
-	/* all bits set: v = -1, every slot empty */
-	memset(ns, 0xff, sizeof *ns * (size_t)nc);
 	for (int i = 0; i < ix->cap; i++) {
-		if (ix->slot[i].v < 0)
+		if (!ix->slot[i].v)
 			continue;
 		int j = (int)(ix->slot[i].h & (unsigned)(nc - 1));
-		while (ns[j].v >= 0)
+		while (ns[j].v)
 			j = (j + 1) & (nc - 1);
 		ns[j] = ix->slot[i];
 	}
@@ -242,10 +240,10 @@ bool fz_index_add(FzIndex *ix, unsigned h, int v)
 	    !index_resize(ix, ix->cap ? ix->cap * 2 : 64))
 		return false;
 	int i = (int)(h & (unsigned)(ix->cap - 1));
-	while (ix->slot[i].v >= 0)
+	while (ix->slot[i].v)
 		i = (i + 1) & (ix->cap - 1);
 	ix->slot[i].h = h;
-	ix->slot[i].v = v;
+	ix->slot[i].v = v + 1;
 	ix->n++;
 	return true;
 }
@@ -388,8 +386,8 @@ static bool holds(Places *p, const char *g, PlaceQuery *pq, bool *ok)
 	if (!ix->cap)
 		return false;
 	unsigned mask = (unsigned)ix->cap - 1;
-	for (unsigned i = gh & mask; ix->slot[i].v >= 0; i = (i + 1) & mask) {
-		int gi = ix->slot[i].v;
+	for (unsigned i = gh & mask; ix->slot[i].v; i = (i + 1) & mask) {
+		int gi = ix->slot[i].v - 1;
 		if (ix->slot[i].h == gh && !strcmp(p->l->g[gi].name, g) &&
 		    group_has(p, gi, gh, pq, ok))
 			return true;
