@@ -2396,6 +2396,26 @@ static inline const HloInstr *kernel_now(Fz *z, const HloInstr *k)
 	return kernel_find(z, k);
 }
 
+/* kernel_now(k) without a look when k is still in its computation:
+ * every kernel forwarded was taken out of its computation first (the
+ * passes forward only what they detach), and the passes record their
+ * decisions in the kernel they are working on, which is in place
+ * (sanitizer builds check that such a kernel was not forwarded). */
+static inline const HloInstr *kernel_current(Fz *z, const HloInstr *k)
+{
+	if (!k || !k->parent)
+		return kernel_now(z, k);
+#if XR_ASAN
+	if (z->nfwd && fwd_at(z, k) >= 0) {
+		fprintf(stderr, "kernel_current: %s was forwarded but is "
+				"still in place\n",
+			k->name);
+		abort();
+	}
+#endif
+	return k;
+}
+
 void fz_forward(Fz *z, const HloInstr *from, const HloInstr *to)
 {
 	if (!z->log || from == to || z->failed)
@@ -2500,7 +2520,7 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 	FusionLog *l = z->log;
 	/* A kernel forwarded since a decision was recorded in it makes a
 	 * second one: settle_decisions keeps the last word of the two. */
-	kernel = kernel_now(z, kernel);
+	kernel = kernel_current(z, kernel);
 	/* each name looked up once, its copy made with its hash (the next
 	 * lookup may take its cache slot) */
 	unsigned hm, hp, hc;
@@ -2739,24 +2759,21 @@ static void settle_decisions(Fz *z)
 	/* Where each decision's kernel is now. A decision is the only one
 	 * of its pair and kernel unless its kernel is one that some other
 	 * decision's moved into: fz_record found any other made in the
-	 * same kernel. Those kernels, in moved, are the ones to look at. */
-	const HloInstr **moved = malloc(sizeof *moved * (size_t)z->nkern);
+	 * same kernel. Those kernels, in targets, are the ones to look at;
+	 * each is the end of a chain of forwards: there are at most nfwd. */
+	PtrSet targets = {0};
 	int nmoved = 0;
-	if (!moved) {
-		z->failed = true;
-		return;
-	}
-	for (int i = 0; i < z->nkern; i++) {
-		const HloInstr *k = z->kern[i].k, *kn = kernel_now(z, k);
-		if (kn != k && (!nmoved || moved[nmoved - 1] != kn))
-			moved[nmoved++] = kn;
+	const HloInstr *last = NULL;
+	for (int i = 0; i < z->nkern && !z->failed; i++) {
+		const HloInstr *k = z->kern[i].k, *kn = kernel_current(z, k);
+		if (kn != k && kn != last) {
+			last = kn;
+			nmoved++;
+			if (!ptrset_add(&targets, kn, z->nfwd))
+				z->failed = true;
+		}
 		z->kern[i].k = kn;
 	}
-	PtrSet targets = {0};
-	for (int i = 0; i < nmoved && !z->failed; i++)
-		if (!ptrset_add(&targets, moved[i], nmoved))
-			z->failed = true;
-	free(moved);
 	if (nmoved)
 		dedup_decisions(z, &targets, nmoved);
 	free(targets.slot);

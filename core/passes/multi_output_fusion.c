@@ -729,7 +729,10 @@ static bool siblings_of(Fz *z, HloInstr *o, Order *ord)
 			}
 			HloInstr *f = merge_siblings(z, ord, a, b);
 			if (f) {
-				fz_record(z, an, bn, c->name, f->name, &v, NULL);
+				/* made in f: settled with f's name when the pass
+				 * ends (or the fusion f becomes part of), not
+				 * looked up by fusion_log_refresh */
+				fz_record(z, an, bn, c->name, f->name, &v, f);
 				if (!raise_levels(ord, z->m, f))
 					z->failed = true;
 			}
