@@ -2672,20 +2672,41 @@ static bool ptrset_has(const PtrSet *s, const void *p)
 	return false;
 }
 
-/* One decision per pair and kernel now (kern[].k, where the kernels are
- * now): a later one about the same copy (its kernel forwarded in
- * between) is the last word, kept in the first one's place. Only
- * decisions in a kernel of targets can meet another. */
-static void dedup_decisions(Fz *z, const PtrSet *targets, int ntargets)
+/* Decision d, made in kernel kn, names it when kn is a fusion still
+ * there (name: its name in the log), and is settled:
+ * fusion_log_refresh leaves it. */
+static inline void name_kernel(Fz *z, FusionDecision *d, const HloInstr *kn,
+			       char *name)
+{
+	if (!kn || !kn->parent || kn->op != HLO_FUSION)
+		return;
+	if (!name)
+		z->failed = true;
+	else if (d->fused)
+		d->into = name;
+	else
+		d->where = name;
+	d->settled = true;
+}
+
+/* In one walk over the pass's decisions: one decision per pair and
+ * kernel now (kern[].k, where the kernels are now), a later one about
+ * the same copy (its kernel forwarded in between) being the last word,
+ * kept in the first one's place (only decisions in a kernel of targets
+ * can meet another; nin of them moved there); and each names its
+ * kernel (name_kernel). */
+static void dedup_and_name(Fz *z, const PtrSet *targets, int nin)
 {
 	FusionLog *l = z->log;
 	FzIndex ix = {0};
-	/* room made once: each target holds a decision at least, and
-	 * moved lists few twice */
-	if (!fz_index_reserve(&ix, ntargets))
+	/* room made once: nin decisions moved into the targets, and about
+	 * as many made there after (a wrap's kernel: the decisions before
+	 * the first fusion moved, those after made in the fusion) */
+	if (nin && !fz_index_reserve(&ix, 2 * nin))
 		z->failed = true;
 	int k = 0;
 	const HloInstr *last = NULL;
+	char *name = NULL;
 	bool in = false;
 	for (int i = 0; i < z->nkern && !z->failed; i++) {
 		FusionDecision *d = &l->d[z->log_first + i];
@@ -2693,7 +2714,10 @@ static void dedup_decisions(Fz *z, const PtrSet *targets, int ntargets)
 		unsigned names = z->kern[i].names;
 		if (kn != last) { /* a kernel's decisions come in runs */
 			last = kn;
-			in = kn && ptrset_has(targets, kn);
+			in = nin && kn && ptrset_has(targets, kn);
+			name = kn && kn->parent && kn->op == HLO_FUSION
+				       ? rec_dup(z, kn->name)
+				       : NULL;
 		}
 		if (in) {
 			DecisionQuery q = {z,	 d->comp, d->producer,
@@ -2705,6 +2729,7 @@ static void dedup_decisions(Fz *z, const PtrSet *targets, int ntargets)
 			int at = fz_index_find(&ix, h, same_decision, &q);
 			if (at >= 0) {
 				l->d[at] = *d;
+				name_kernel(z, &l->d[at], kn, name);
 				continue;
 			}
 			if (!fz_index_add(&ix, h, z->log_first + k))
@@ -2714,37 +2739,12 @@ static void dedup_decisions(Fz *z, const PtrSet *targets, int ntargets)
 			l->d[z->log_first + k] = *d;
 			z->kern[k] = (struct FzKern){kn, names};
 		}
+		name_kernel(z, &l->d[z->log_first + k], kn, name);
 		k++;
 	}
 	fz_index_free(&ix);
 	l->n = z->log_first + k;
 	z->nkern = k;
-}
-
-/* Each decision made in a fusion that is still there names it, and is
- * settled: fusion_log_refresh leaves it. */
-static void name_kernels(Fz *z)
-{
-	FusionLog *l = z->log;
-	const HloInstr *last = NULL;
-	char *name = NULL;
-	for (int i = 0; i < z->nkern && !z->failed; i++) {
-		const HloInstr *kn = z->kern[i].k;
-		if (!kn || !kn->parent || kn->op != HLO_FUSION)
-			continue;
-		if (kn != last) {
-			last = kn;
-			name = rec_dup(z, kn->name);
-		}
-		FusionDecision *d = &l->d[z->log_first + i];
-		if (!name)
-			z->failed = true;
-		else if (d->fused)
-			d->into = name;
-		else
-			d->where = name;
-		d->settled = true;
-	}
 }
 
 /* Each decision of this pass names the fusion its consumer's copy is in
@@ -2762,28 +2762,30 @@ static void settle_decisions(Fz *z)
 	 * same kernel. Those kernels, in targets, are the ones to look at;
 	 * each is the end of a chain of forwards: there are at most nfwd. */
 	PtrSet targets = {0};
-	int nmoved = 0;
+	int nmoved = 0; /* decisions whose kernel moved */
 	const HloInstr *last = NULL;
 	for (int i = 0; i < z->nkern && !z->failed; i++) {
 		const HloInstr *k = z->kern[i].k, *kn = kernel_current(z, k);
-		if (kn != k && kn != last) {
-			last = kn;
+		if (kn != k) {
 			nmoved++;
-			if (!ptrset_add(&targets, kn, z->nfwd))
+			if (kn != last && !ptrset_add(&targets, kn, z->nfwd))
 				z->failed = true;
+			last = kn;
 		}
 		z->kern[i].k = kn;
 	}
-	if (nmoved)
-		dedup_decisions(z, &targets, nmoved);
+	dedup_and_name(z, &targets, nmoved);
 	free(targets.slot);
-	name_kernels(z);
 }
 
 /* The kind fusion f says it is, as a static string. */
 static const char *group_kind(const HloInstr *f)
 {
 	const char *k = hlo_attr_enum(f, A_KIND);
+	/* as fz_set_kind left it: a static name, no comparison */
+	if (k == kind_names[FK_LOOP] || k == kind_names[FK_INPUT] ||
+	    k == kind_names[FK_OUTPUT])
+		return k;
 	/* one comparison: the second letter tells the candidates apart */
 	const char *c = !k || k[0] != 'k' ? NULL
 			: k[1] == 'I'	  ? "kInput"
@@ -2845,6 +2847,8 @@ static void collect_groups(Fz *z, HloComp *const *comps, int nc)
 	size_t *lens = NULL;
 	const char **names = NULL;
 	int cap_lens = 0, cap_names = 0;
+	/* room checked here: mostly there is some, and a call to fz_grow
+	 * per group cost more than the group's kind */
 	for (int ci = 0; ci < nc && !z->failed; ci++) {
 		HloComp *c = comps[ci];
 		char *comp = NULL; /* c's name in the log, one copy for all */
@@ -2855,12 +2859,14 @@ static void collect_groups(Fz *z, HloComp *const *comps, int nc)
 				continue;
 			if (!comp)
 				comp = fz_ldup(l, c->name);
-			if (!fz_grow((void **)&l->g, &l->capg, l->ng + 1,
-				     sizeof *l->g) ||
-			    !fz_grow((void **)&lens, &cap_lens, fc->n + 1,
-				     sizeof *lens) ||
-			    !fz_grow((void **)&names, &cap_names, fc->n + 1,
-				     sizeof *names)) {
+			if ((l->ng >= l->capg &&
+			     !fz_grow((void **)&l->g, &l->capg, l->ng + 1,
+				      sizeof *l->g)) ||
+			    (fc->n >= cap_lens &&
+			     (!fz_grow((void **)&lens, &cap_lens, fc->n + 1,
+				       sizeof *lens) ||
+			      !fz_grow((void **)&names, &cap_names, fc->n + 1,
+				       sizeof *names)))) {
 				z->failed = true;
 				break;
 			}

@@ -120,7 +120,7 @@ typedef struct FzIndex {
 	int cap, n;
 } FzIndex;
 
-enum { FZ_REC_CACHE = 256, FZ_PARAM_NAMES = 128, FZ_FRESH_TEXT = 48 };
+enum { FZ_REC_CACHE = 1024, FZ_PARAM_NAMES = 128, FZ_FRESH_TEXT = 48 };
 
 /* One fusion pass running: the module, the log it fills, what it changed. */
 typedef struct Fz {
@@ -245,7 +245,22 @@ static inline int fz_index_find(const FzIndex *ix, unsigned h,
 			return s->v - 1;
 	}
 }
-bool fz_index_add(FzIndex *ix, unsigned h, int v);
+/* fz_index_add when ix must grow first. */
+bool fz_index_add_grow(FzIndex *ix, unsigned h, int v);
+/* Adds entry v of hash h. False on out of memory. Inline: the passes
+ * add an entry for every decision, and mostly there is room. */
+static inline bool fz_index_add(FzIndex *ix, unsigned h, int v)
+{
+	if ((ix->n + 1) * 2 > ix->cap)
+		return fz_index_add_grow(ix, h, v);
+	unsigned mask = (unsigned)ix->cap - 1, i = h & mask;
+	while (ix->slot[i].v)
+		i = (i + 1) & mask;
+	ix->slot[i].h = h;
+	ix->slot[i].v = v + 1;
+	ix->n++;
+	return true;
+}
 /* Room for n entries in all, so that adding them moves nothing. */
 bool fz_index_reserve(FzIndex *ix, int n);
 void fz_index_free(FzIndex *ix);

@@ -234,18 +234,10 @@ bool fz_index_reserve(FzIndex *ix, int n)
 	return nc == ix->cap || index_resize(ix, nc);
 }
 
-bool fz_index_add(FzIndex *ix, unsigned h, int v)
+bool fz_index_add_grow(FzIndex *ix, unsigned h, int v)
 {
-	if ((ix->n + 1) * 2 > ix->cap &&
-	    !index_resize(ix, ix->cap ? ix->cap * 2 : 64))
-		return false;
-	int i = (int)(h & (unsigned)(ix->cap - 1));
-	while (ix->slot[i].v)
-		i = (i + 1) & (ix->cap - 1);
-	ix->slot[i].h = h;
-	ix->slot[i].v = v + 1;
-	ix->n++;
-	return true;
+	return index_resize(ix, ix->cap ? ix->cap * 2 : 64) &&
+	       fz_index_add(ix, h, v);
 }
 
 void fz_index_free(FzIndex *ix)
@@ -478,21 +470,21 @@ static bool place(Places *p, FusionDecision *d, char **f, bool keep)
 
 bool fusion_log_refresh(FusionLog *l)
 {
-	/* only decisions not just settled by their pass need a place */
-	bool any = false;
-	for (int i = 0; i < l->n; i++) {
-		FusionDecision *d = &l->d[i];
-		any |= !d->settled && (d->fused || d->where);
+	/* only decisions not just settled by their pass need a place:
+	 * those before the first are done once their flag is cleared */
+	int first = 0;
+	for (; first < l->n; first++) {
+		FusionDecision *d = &l->d[first];
+		if (!d->settled && (d->fused || d->where))
+			break;
+		d->settled = false;
 	}
-	if (!any) {
-		for (int i = 0; i < l->n; i++)
-			l->d[i].settled = false;
+	if (first == l->n)
 		return true;
-	}
 	Places p = {.l = l};
 	namemap_init(&p.ren);
 	bool ok = places_named(&p);
-	for (int i = 0; i < l->n && ok; i++) {
+	for (int i = first; i < l->n && ok; i++) {
 		FusionDecision *d = &l->d[i];
 		if (d->settled)
 			d->settled = false;
