@@ -17,6 +17,7 @@
  * that fails leaves the instruction as it was.
  * Requires: a verified module.
  * Invalidates: instruction positions; computation list (temporarily). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,8 +145,41 @@ static bool fold(HloInstr *ins)
 	return true;
 }
 
+/* Could the walk below fold anything in c? Until its first fold
+ * nothing changes, so the first one is of an instruction foldable now:
+ * when c has none (most computations: operands_known rules out nearly
+ * everything), there is no walk to make, in any order. */
+static bool any_foldable(const HloComp *c, int64_t cap)
+{
+	for (int i = 0; i < c->n; i++) {
+		const HloInstr *ins = c->instrs[i];
+		if (ins->parent == c && operands_known(ins) &&
+		    foldable(ins, cap))
+			return true;
+	}
+	return false;
+}
+
 static int fold_comp_instrs(HloComp *c, int64_t cap, PassCtx *cx)
 {
+	if (!any_foldable(c, cap)) {
+#if XR_ASAN
+		/* the post order's instructions are c's: none foldable */
+		HloInstr **v;
+		int nv = hlo_comp_post_order(c, &v);
+		for (int i = 0; i < nv; i++)
+			if (v[i]->parent == c && foldable(v[i], cap)) {
+				fprintf(stderr, "constant-folding: '%s' is "
+						"foldable, but any_foldable "
+						"found none\n",
+					v[i]->name);
+				abort();
+			}
+		free(v);
+#endif
+		hlo_comp_sweep(c);
+		return 0;
+	}
 	HloInstr **po;
 	int n = hlo_comp_post_order(c, &po);
 	if (n < 0)
