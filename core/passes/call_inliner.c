@@ -188,8 +188,29 @@ static void remember(HloComp **list, int *n, HloComp *c)
 	list[(*n)++] = c;
 }
 
+/* Does some computation of m hold a call? Without one the pass inlines
+ * nothing (collect_calls takes only calls): then it needs no order of
+ * the computations, whose walk looks at every instruction's
+ * attributes. */
+static bool has_call(const HloModule *m)
+{
+	for (int i = 0; i < m->ncomps; i++) {
+		const HloComp *c = m->comps[i];
+		for (int j = 0; j < c->n; j++)
+			if (c->instrs[j]->op == HLO_CALL)
+				return true;
+	}
+	return false;
+}
+
 bool pass_call_inliner(HloModule *m, PassCtx *cx)
 {
+	if (!has_call(m)) {
+		/* what the walk below leaves when there is nothing to inline */
+		for (int i = 0; i < m->ncomps; i++)
+			pass_compact(m->comps[i]);
+		return false;
+	}
 	HloComp **order;
 	int nc = hlo_module_comp_post_order(m, &order);
 	if (nc < 0)
