@@ -126,17 +126,24 @@ static HloInstr *add_line(HloModule *m, const char *name, const char *text,
 /* Makes steps from..to (indices) again on m, in place: each one's pass,
  * or its typed line. A pass step passed on the way keeps a copy (undo
  * after undo would otherwise replay the same passes again and again);
- * typed lines are cheap to add again. False (the error printed, m freed)
- * when that fails. */
-static bool replay_steps(Session *s, HloModule *m, int from, int to)
+ * typed lines are cheap to add again. first (or NULL) is m's counts
+ * (pass_clone_counted); a pass step hands its own to the next. False
+ * (the error printed, m freed) when that fails. */
+static bool replay_steps(Session *s, HloModule *m, int from, int to,
+			 const PassResult *first)
 {
+	PassResult prev;
+	if (first)
+		prev = *first;
+	bool counted = first != NULL;
 	for (int k = from; k <= to; k++) {
 		const HistStep *h = &s->hist[k];
 		Diag d;
 		diag_init(&d);
 		PassCtx cx = {.d = &d,
 			      .fold_max_elems = h->fold_max_elems,
-			      .fusion_off = h->fusion_off};
+			      .fusion_off = h->fusion_off,
+			      .prev = counted ? &prev : NULL};
 		PassResult r;
 		/* a line that passed once needs no verifying again */
 		bool ok = h->pass ? pass_run(m, h->pass, &cx, &r)
@@ -161,6 +168,10 @@ static bool replay_steps(Session *s, HloModule *m, int from, int to)
 		}
 		if (h->pass && k < to && !s->hist[k].mod)
 			s->hist[k].mod = pass_clone(m); /* NULL: not kept */
+		/* a typed line changed m behind the counts */
+		counted = h->pass != NULL;
+		if (counted)
+			prev = r;
 		diag_free(&d);
 	}
 	return true;
@@ -181,13 +192,15 @@ static int kept_before(const Session *s, int i)
 static HloModule *replay(Session *s, int i)
 {
 	int j = kept_before(s, i);
-	HloModule *m = j >= 0 ? pass_clone(s->hist[j].mod) : NULL;
+	PassResult first;
+	HloModule *m = j >= 0 ? pass_clone_counted(s->hist[j].mod, &first)
+			      : NULL;
 	if (!m) {
 		repl_error(s, "out of memory making step %d again",
 			   s->hist_dropped + i);
 		return NULL;
 	}
-	return replay_steps(s, m, j + 1, i) ? m : NULL;
+	return replay_steps(s, m, j + 1, i, &first) ? m : NULL;
 }
 
 /* Step i's module, made again and kept when it was not. */
@@ -231,7 +244,7 @@ static bool make_room(Session *s, int n)
 					  s->hist_dropped + drop);
 		HloModule *m = s->hist[j].mod;
 		s->hist[j].mod = NULL;
-		if (!replay_steps(s, m, j + 1, drop))
+		if (!replay_steps(s, m, j + 1, drop, NULL))
 			return false;
 		s->hist[drop].mod = m;
 	}

@@ -72,6 +72,11 @@ bool pass_run(HloModule *m, const Pass *p, PassCtx *cx, PassResult *r);
 /* A clone of m to run passes on: its instructions that m's verification
  * passed need not be checked again after the first pass. */
 HloModule *pass_clone(const HloModule *m);
+/* pass_clone, with r as pass_run would leave it had a pass made the
+ * clone (r->m the clone; instrs, kernels and bytes after: the clone's),
+ * for the first pass run on it as cx->prev, so that its counts before
+ * are not worked out again. NULL (r zeroed) when out of memory. */
+HloModule *pass_clone_counted(const HloModule *m, PassResult *r);
 /* Runs p on a clone of m, then verifies. On success r->m is the new
  * module (even when nothing changed). On failure r->m is NULL and d says
  * why ("internal error: pass 'cse' broke the module: ..."). */

@@ -437,6 +437,24 @@ HloModule *pass_clone(const HloModule *m)
 	return c;
 }
 
+HloModule *pass_clone_counted(const HloModule *m, PassResult *r)
+{
+	memset(r, 0, sizeof *r);
+	HloModule *c = pass_clone(m);
+	if (!c)
+		return NULL;
+	/* The signatures verify_inherit gave are current (nothing has
+	 * changed the clone yet): the verified walk keeps the bytes by
+	 * them, and the first pass's walk reuses what it did not change
+	 * (pass_run counted the clone unverified, then again in full). */
+	r->m = c;
+	r->instrs_before = r->instrs_after = hlo_module_instr_count(c);
+	r->bytes_before = r->bytes_after =
+		cost_bytes_moved_verified_kernels(c, &r->kernels_after);
+	r->kernels_before = r->kernels_after;
+	return c;
+}
+
 /* The next name of a raw list at *s: skips the separators, sets *tok and
  * *n to the name as written ('%' kept; *n is 0 at the end) and moves *s
  * past it. Returns c's instruction of that name, or NULL. */

@@ -71,10 +71,10 @@ static void free_applied(Applied *v, int n)
 }
 
 /* Runs the passes one after another on m, a clone of the current
- * module. False (with the error printed) when one fails; m is then
- * spent. */
+ * module; first is m's counts (pass_clone_counted). False (with the
+ * error printed) when one fails; m is then spent. */
 static bool apply_all(Session *s, HloModule *m, const Pass **p, int n,
-		      Applied *v)
+		      Applied *v, const PassResult *first)
 {
 	for (int i = 0; i < n; i++) {
 		Diag d;
@@ -91,7 +91,7 @@ static bool apply_all(Session *s, HloModule *m, const Pass **p, int n,
 				    .fusion_log = v[i].log,
 				    .fusion_off = s->fusion_off,
 				    .log = s->pass_log ? &v[i].rewrites : NULL,
-				    .prev = i ? &v[i - 1].r : NULL};
+				    .prev = i ? &v[i - 1].r : first};
 		bool ok = pass_run(m, p[i], &v[i].cx, &v[i].r);
 		v[i].cx.d = NULL;
 		v[i].cx.prev = NULL;
@@ -177,13 +177,14 @@ static bool run_passes(Session *s, const Pass **p, int n, const char *suffix)
 				  n, REPL_HISTORY_MAX - 1, REPL_HISTORY_MAX);
 	Applied *v = calloc((size_t)n + 1, sizeof *v);
 	PassStep *ps = calloc((size_t)n + 1, sizeof *ps);
-	HloModule *m = v && ps ? pass_clone(s->mod) : NULL;
+	PassResult counts;
+	HloModule *m = v && ps ? pass_clone_counted(s->mod, &counts) : NULL;
 	if (!m) {
 		free(v);
 		free(ps);
 		return repl_error(s, "out of memory");
 	}
-	bool ok = apply_all(s, m, p, n, v);
+	bool ok = apply_all(s, m, p, n, v, &counts);
 	if (ok) {
 		for (int i = 0; i < n; i++) {
 			ps[i] = (PassStep){.pass = p[i],

@@ -5,7 +5,8 @@
  * operands, layouts and metadata; parameters, broadcasts, elementwise
  * chains, reduces calling a to_apply computation, dots, tuples and
  * get-tuple-elements. It also times the default pipeline over the loaded
- * module as `pipeline` runs it (one clone, then pass_run pass by pass). Timing
+ * module as `pipeline` runs it (one clone, counted, then pass_run pass by
+ * pass). Timing
  * is the median of several runs on the monotonic clock. Targets (issues
  * 2 and 4): load and pipeline of 10k instructions each in <= 10 ms, and
  * per-instruction cost at 100k <= 3x that at 10k (the pipeline's and
@@ -170,8 +171,8 @@ typedef struct Opts {
 	bool pipeline_only;
 } Opts;
 
-/* The default pipeline over m as `pipeline` runs it: one clone, then
- * pass by pass in place (pass_run: each verified and counted), each
+/* The default pipeline over m as `pipeline` runs it: one clone (with
+ * its counts, the first pass's before), then pass by pass in place (pass_run: each verified and counted), each
  * fusion pass keeping its decision log. Returns elapsed ns, -1 on
  * failure. pass_ns[i] gets each pass_run's time, own_ns[i] the pass's
  * own (PassResult.ms); the clone is counted in the total only. */
@@ -180,12 +181,12 @@ static double pipeline_once(const HloModule *m, double *pass_ns, double *own_ns)
 	int n;
 	const char *const *steps = pipeline_find("default", &n);
 	double t0 = now_ns();
-	HloModule *cur = pass_clone(m);
+	PassResult r;
+	HloModule *cur = pass_clone_counted(m, &r);
 	if (!cur) {
 		fprintf(stderr, "bench: out of memory\n");
 		return -1;
 	}
-	PassResult r = {0};
 	for (int i = 0; i < n && i < MAX_PASSES; i++) {
 		Diag d;
 		diag_init(&d);
@@ -193,7 +194,7 @@ static double pipeline_once(const HloModule *m, double *pass_ns, double *own_ns)
 		PassResult prev = r;
 		PassCtx cx = {.d = &d, .fold_max_elems = 1 << 16,
 			      .fusion_log = log,
-			      .prev = i ? &prev : NULL};
+			      .prev = &prev};
 		double ts = now_ns();
 		bool ok = log && pass_run(cur, pass_find(steps[i]), &cx, &r);
 		pass_ns[i] = now_ns() - ts;

@@ -756,6 +756,41 @@ static void test_prev_counts(void **state)
 	diag_free(&d);
 }
 
+/* pass_clone_counted's counts are the clone's, as pass_run would count
+ * them, and handed on as prev they give the first pass the same
+ * before-counts as counting afresh. */
+static void test_clone_counted(void **state)
+{
+	(void)state;
+	HloModule *m = load_text(nested_calls);
+	PassResult c;
+	HloModule *k = pass_clone_counted(m, &c);
+	assert_non_null(k);
+	assert_ptr_equal(c.m, k);
+	int kernels;
+	int64_t bytes = cost_bytes_moved_kernels(m, &kernels);
+	assert_int_equal(c.instrs_after, hlo_module_instr_count(m));
+	assert_int_equal(c.kernels_after, kernels);
+	assert_true(c.bytes_after == bytes);
+	Diag d;
+	diag_init(&d);
+	PassCtx cx = {.d = &d, .prev = &c};
+	PassResult r1, r2;
+	assert_true(pass_run(k, pass_find("call-inliner"), &cx, &r1));
+	HloModule *k2 = pass_clone(m);
+	cx = (PassCtx){.d = &d};
+	assert_true(pass_run(k2, pass_find("call-inliner"), &cx, &r2));
+	assert_int_equal(r1.instrs_before, r2.instrs_before);
+	assert_int_equal(r1.kernels_before, r2.kernels_before);
+	assert_true(r1.bytes_before == r2.bytes_before);
+	assert_int_equal(r1.kernels_after, r2.kernels_after);
+	assert_true(r1.bytes_after == r2.bytes_after);
+	hlo_module_free(k2);
+	hlo_module_free(k);
+	hlo_module_free(m);
+	diag_free(&d);
+}
+
 static void test_default_pipeline(void **state)
 {
 	(void)state;
@@ -1097,6 +1132,7 @@ int main(void)
 		cmocka_unit_test(test_removals_keep_uses_exact),
 		cmocka_unit_test(test_constant_folding_keeps),
 		cmocka_unit_test(test_prev_counts),
+		cmocka_unit_test(test_clone_counted),
 		cmocka_unit_test(test_default_pipeline),
 		cmocka_unit_test(test_corpus_pipeline),
 	};
