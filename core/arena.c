@@ -10,6 +10,8 @@
 struct ArenaChunk {
 	ArenaChunk *next;
 	size_t size;
+	int holds;   /* arenas holding it besides its own (arena_hold) */
+	bool orphan; /* its own arena was freed while it was held */
 	_Alignas(16) unsigned char data[];
 };
 
@@ -46,12 +48,28 @@ static ArenaChunk *chunk_get(size_t sz)
 	if (c) {
 		cache.free[k] = c->next;
 		cache.bytes -= sz;
+		c->holds = 0;
+		c->orphan = false;
 		return c;
 	}
 	c = malloc(sizeof *c + sz);
-	if (c)
+	if (c) {
 		c->size = sz;
+		c->holds = 0;
+		c->orphan = false;
+	}
 	return c;
+}
+
+/* A chunk its arena is done with: freed, or left to its holders. */
+static void chunk_put(ArenaChunk *c);
+
+static void chunk_release(ArenaChunk *c)
+{
+	if (c->holds > 0)
+		c->orphan = true; /* the last holder puts it */
+	else
+		chunk_put(c);
 }
 
 static void chunk_put(ArenaChunk *c)
@@ -73,18 +91,60 @@ void arena_free(Arena *a)
 	ArenaChunk *c = a->head;
 	while (c) {
 		ArenaChunk *n = c->next;
-		chunk_put(c);
+		chunk_release(c);
 		c = n;
 	}
+	for (int i = 0; i < a->nheld; i++) {
+		ArenaChunk *h = a->held[i];
+		if (--h->holds == 0 && h->orphan)
+			chunk_put(h);
+	}
+	free(a->held);
+	a->held = NULL;
+	a->nheld = 0;
 	a->head = NULL;
 	a->cur = a->end = NULL;
 	a->used_total = 0;
+}
+
+bool arena_hold(Arena *dst, const Arena *src)
+{
+	if (src->nheld || src == dst)
+		return false;
+	int n = 0;
+	for (ArenaChunk *c = src->head; c; c = c->next)
+		n++;
+	if (!n)
+		return true;
+	ArenaChunk **v = realloc(dst->held, sizeof *v * (size_t)(dst->nheld + n));
+	if (!v)
+		return false;
+	dst->held = v;
+	for (ArenaChunk *c = src->head; c; c = c->next) {
+		c->holds++;
+		v[dst->nheld++] = c;
+	}
+	return true;
 }
 
 void arena_reset(Arena *a) { arena_free(a); }
 
 void arena_adopt(Arena *dst, Arena *src)
 {
+	if (src->nheld) {
+		/* what src held, dst holds (out of memory: held for good) */
+		ArenaChunk **v = realloc(dst->held, sizeof *v *
+					 (size_t)(dst->nheld + src->nheld));
+		if (v) {
+			memcpy(v + dst->nheld, src->held,
+			       sizeof *v * (size_t)src->nheld);
+			dst->held = v;
+			dst->nheld += src->nheld;
+		}
+		free(src->held);
+		src->held = NULL;
+		src->nheld = 0;
+	}
 	ArenaChunk *first = src->head, *last = first;
 	if (!first)
 		return;

@@ -1,6 +1,7 @@
 /* arena.h - bump allocator; one per module, freed whole. */
 #ifndef XR_ARENA_H
 #define XR_ARENA_H
+#include <stdbool.h>
 #include <stddef.h>
 
 /* XR_ASAN: 1 in AddressSanitizer builds (gcc or clang), where memory is
@@ -23,6 +24,11 @@ typedef struct Arena {
 	 * below); arena.c starts a new chunk when it is too small */
 	unsigned char *cur, *end;
 	size_t used_total; /* bytes handed out, for stats */
+	/* Chunks of other arenas that this one's data points into
+	 * (arena_hold): they outlive their own arena until this one is
+	 * freed too. */
+	ArenaChunk **held;
+	int nheld;
 } Arena;
 
 void arena_init(Arena *a);
@@ -69,6 +75,14 @@ char *arena_printf(Arena *a, const char *fmt, ...)
 /* Moves src's memory into dst (freed with dst); src is left empty.
  * What was allocated from src stays where it is. */
 void arena_adopt(Arena *dst, Arena *src);
+/* dst keeps every chunk of src alive until dst is freed (whichever of
+ * the two goes first), so that dst's data may point at what src holds
+ * now (immutable data shared by a clone). Only for a src that holds
+ * nothing itself (arena_holds): a chain of holds would keep every
+ * arena of a long history alive. False (nothing held) when out of
+ * memory or when src holds something. */
+bool arena_hold(Arena *dst, const Arena *src);
+static inline bool arena_holds(const Arena *a) { return a->nheld > 0; }
 /* arena_grow's slow path, when need > *cap (call arena_grow). */
 void *arena_grow_slow(Arena *a, void *p, size_t elem, int *cap, int need);
 

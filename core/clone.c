@@ -1,5 +1,9 @@
-/* clone.c - deep copy of a module into a fresh arena (used for history
- * and for "a failed command changes nothing"). */
+/* clone.c - copy of a module into a fresh arena (used for history and
+ * for "a failed command changes nothing"). The copy's graph is its own
+ * (instructions, operand and user lists, name tables, computations);
+ * its immutable data (shapes, names, attribute values) is shared with
+ * the source, whose arena the copy's holds (arena_hold), unless the
+ * source holds one itself: then everything is copied. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +14,9 @@ typedef struct {
 	HloInstr **imap; /* old id -> new instruction */
 	size_t *lens;    /* clone_instrs's scratch: name lengths by position */
 	const HloModule *src;
+	/* The copy holds the source's arena (arena_hold): its immutable
+	 * data (shapes, names, attribute values) is shared, not copied. */
+	bool share;
 } CloneCtx;
 
 /* The copy of c: the copies are made in the source's order, so one
@@ -44,6 +51,18 @@ static void clone_attr(CloneCtx *cx, HloAttr *d, const HloAttr *s)
 {
 	Arena *a = &cx->dst->arena;
 	*d = *s;
+	if (cx->share) {
+		/* values are never changed in place (a new one replaces
+		 * the old in its slot): only computations are the copy's */
+		AttrValKind k = hlo_attr_kind(s->key);
+		if (k == AV_COMP || k == AV_COMPS) {
+			d->u.comps.v = dup_arr(a, s->u.comps.v,
+					       sizeof(HloComp *), s->u.comps.n);
+			for (int i = 0; i < s->u.comps.n && d->u.comps.v; i++)
+				d->u.comps.v[i] = map_comp(cx, s->u.comps.v[i]);
+		}
+		return;
+	}
 	d->name = s->key == A_RAW ? arena_strdup(a, s->name) : s->name;
 	switch (hlo_attr_kind(s->key)) {
 	case AV_RAW:
@@ -89,30 +108,34 @@ static bool clone_instrs(CloneCtx *cx, HloComp *dc, const HloComp *sc)
 {
 	Arena *a = &cx->dst->arena;
 	size_t total = 0, *lens = cx->lens;
-	for (int i = 0; i < sc->n; i++)
+	for (int i = 0; !cx->share && i < sc->n; i++)
 		total += lens[i] = strlen(sc->instrs[i]->name) + 1;
 	HloInstr *block = arena_raw(a, sizeof *block * (size_t)sc->n);
-	char *names = arena_raw(a, total);
-	if (!block || !names)
+	char *names = cx->share ? NULL : arena_raw(a, total);
+	if (!block || (!cx->share && !names))
 		return false;
 	for (int i = 0; i < sc->n; i++) {
 		const HloInstr *s = sc->instrs[i];
 		HloInstr *d = &block[i];
-		size_t len = lens[i];
-		memcpy(names, s->name, len);
+		const char *name = s->name;
+		if (!cx->share) {
+			size_t len = lens[i];
+			memcpy(names, s->name, len);
+			name = names;
+			names += len;
+		}
 		*d = (HloInstr){
 			.id = s->id,
-			.name = names,
+			.name = name,
 			.op = s->op,
 			.async_wrapped = s->async_wrapped,
-			.shape = shape_clone(a, s->shape),
+			.shape = cx->share ? s->shape : shape_clone(a, s->shape),
 			.param_no = s->param_no,
 			.parent = dc,
 			.loc = s->loc,
 			.shape_given = s->shape_given,
 			.nested = s->nested,
 		};
-		names += len;
 		if (s->shape && !d->shape)
 			return false;
 		if (s->literal && !(d->literal = literal_clone(a, s->literal)))
@@ -274,6 +297,9 @@ HloModule *hlo_module_clone(const HloModule *m)
 	cx.lens = malloc(sizeof *cx.lens * (size_t)most);
 	if (!cx.dst || !cx.imap || !cx.lens)
 		goto fail;
+	/* A source that holds another's arena is copied whole: a clone of
+	 * a clone of ... would keep every one of them alive. */
+	cx.share = arena_hold(&cx.dst->arena, &m->arena);
 	for (int i = 0; i < m->ncomps; i++)
 		if (!hlo_comp_new(cx.dst, m->comps[i]->name))
 			goto fail;

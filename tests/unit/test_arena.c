@@ -200,6 +200,70 @@ static void test_adopt(void **state)
 	arena_free(&src);
 }
 
+/* arena_hold: what src has handed out stays readable until both are
+ * freed, in either order (under ASan a read of a freed chunk is caught);
+ * an arena that holds another is not held itself; what dst held goes
+ * with its chunks to the arena that adopts them. */
+static void test_hold(void **state)
+{
+	(void)state;
+	for (int order = 0; order < 2; order++) {
+		Arena src, dst;
+		arena_init(&src);
+		arena_init(&dst);
+		unsigned char *s1 = arena_alloc(&src, 300);
+		fill(s1, 300, 8);
+		unsigned char *big = arena_alloc(&src, 200000); /* a chunk more */
+		fill(big, 200000, 9);
+		assert_true(arena_hold(&dst, &src));
+		assert_true(arena_holds(&dst));
+		assert_false(arena_holds(&src));
+		/* src goes on allocating, apart from what it handed out */
+		unsigned char *s2 = arena_alloc(&src, 64);
+		assert_true(s2 + 64 <= s1 || s2 >= s1 + 300);
+		fill(s2, 64, 10);
+		Arena third;
+		arena_init(&third);
+		assert_false(arena_hold(&third, &dst)); /* no chains */
+		assert_false(arena_holds(&third));
+		arena_free(&third);
+		if (order == 0) {
+			arena_free(&src);
+			check(s1, 300, 8);
+			check(big, 200000, 9);
+			check(s2, 64, 10); /* in a held chunk too */
+			arena_free(&dst);
+		} else {
+			arena_free(&dst);
+			check(s1, 300, 8);
+			arena_free(&src);
+		}
+	}
+	/* held chunks move with an adoption */
+	Arena src, dst, into;
+	arena_init(&src);
+	arena_init(&dst);
+	arena_init(&into);
+	unsigned char *s1 = arena_alloc(&src, 100);
+	fill(s1, 100, 11);
+	assert_true(arena_hold(&dst, &src));
+	arena_alloc(&dst, 10);
+	arena_adopt(&into, &dst);
+	assert_false(arena_holds(&dst));
+	assert_true(arena_holds(&into));
+	arena_free(&dst);
+	arena_free(&src);
+	check(s1, 100, 11);
+	arena_free(&into);
+	/* an empty src: nothing to hold */
+	arena_init(&src);
+	arena_init(&dst);
+	assert_true(arena_hold(&dst, &src));
+	assert_false(arena_holds(&dst));
+	arena_free(&dst);
+	arena_free(&src);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_dup_and_strings),
 		cmocka_unit_test(test_grow),
 		cmocka_unit_test(test_adopt),
+		cmocka_unit_test(test_hold),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
