@@ -47,22 +47,43 @@ static ConvDims *clone_conv(Arena *a, const ConvDims *c)
 	return r;
 }
 
+/* The keys whose values are computations, from the one attribute
+ * table. */
+static const bool comp_key[A_COUNT] = {
+#define ATTR(e, s, k) [e] = (k) == AV_COMP || (k) == AV_COMPS,
+#include "attrs.def"
+#undef ATTR
+};
+
+/* ins's attributes (n of them, copied as they are into d) with the
+ * values shared: values are never changed in place (a new one replaces
+ * the old in its slot). Only a list of computations is the copy's own,
+ * naming the copy's computations. */
+static bool share_attrs(CloneCtx *cx, HloAttr *d, int n)
+{
+	Arena *a = &cx->dst->arena;
+	for (int k = 0; k < n; k++) {
+		HloAttr *at = &d[k];
+		if ((unsigned)at->key >= A_COUNT || !comp_key[at->key])
+			continue;
+		HloComp *const *v = at->u.comps.v;
+		if (at->u.comps.n <= 0 || !v) {
+			at->u.comps.v = NULL; /* as clone_attr leaves it */
+			continue;
+		}
+		at->u.comps.v = dup_arr(a, v, sizeof *v, at->u.comps.n);
+		if (!at->u.comps.v)
+			return false;
+		for (int i = 0; i < at->u.comps.n; i++)
+			at->u.comps.v[i] = map_comp(cx, v[i]);
+	}
+	return true;
+}
+
 static void clone_attr(CloneCtx *cx, HloAttr *d, const HloAttr *s)
 {
 	Arena *a = &cx->dst->arena;
 	*d = *s;
-	if (cx->share) {
-		/* values are never changed in place (a new one replaces
-		 * the old in its slot): only computations are the copy's */
-		AttrValKind k = hlo_attr_kind(s->key);
-		if (k == AV_COMP || k == AV_COMPS) {
-			d->u.comps.v = dup_arr(a, s->u.comps.v,
-					       sizeof(HloComp *), s->u.comps.n);
-			for (int i = 0; i < s->u.comps.n && d->u.comps.v; i++)
-				d->u.comps.v[i] = map_comp(cx, s->u.comps.v[i]);
-		}
-		return;
-	}
 	d->name = s->key == A_RAW ? arena_strdup(a, s->name) : s->name;
 	switch (hlo_attr_kind(s->key)) {
 	case AV_RAW:
@@ -140,7 +161,13 @@ static bool clone_instrs(CloneCtx *cx, HloComp *dc, const HloComp *sc)
 			return false;
 		if (s->literal && !(d->literal = literal_clone(a, s->literal)))
 			return false;
-		if (s->nattrs) {
+		if (s->nattrs && cx->share) {
+			d->attrs = arena_dup(a, s->attrs, sizeof *d->attrs *
+							  (size_t)s->nattrs);
+			if (!d->attrs || !share_attrs(cx, d->attrs, s->nattrs))
+				return false;
+			d->nattrs = d->cap_attrs = s->nattrs;
+		} else if (s->nattrs) {
 			d->attrs = arena_raw(a, sizeof *d->attrs *
 							(size_t)s->nattrs);
 			if (!d->attrs)
