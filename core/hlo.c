@@ -1219,3 +1219,48 @@ int hlo_module_comp_post_order(HloModule *m, HloComp ***out)
 	*out = w.out;
 	return w.k;
 }
+
+HloInstr *hlo_instr_move(HloInstr *ins, HloComp *c, HloInstr *const *ops)
+{
+	HloComp *from = ins->parent;
+	HloModule *m = c->module;
+	if (!from || from == c || from->module != m ||
+	    namemap_add(&c->names, ins->name, ins) != 1)
+		return NULL; /* taken (or out of memory) */
+	/* room first (instruction list, each operand's users), so that
+	 * nothing fails once ins is on its way */
+	void *v = arena_grow(&m->arena, c->instrs, sizeof *c->instrs, &c->cap,
+			     c->n + 1);
+	if (v)
+		c->instrs = v;
+	for (int i = 0; v && i < ins->nops; i++) {
+		HloInstr *o = ops[i];
+		if (o && (v = arena_grow(&m->arena, o->users, sizeof *o->users,
+					 &o->cap_users, o->nusers + 1)))
+			o->users = v;
+	}
+	if (!v) {
+		namemap_del(&c->names, ins->name);
+		return NULL;
+	}
+	/* taken out as pass_detach takes it (its users stay) */
+	hlo_instr_drop_operands(ins);
+	namemap_del(&from->names, ins->name);
+	if (from->root == ins)
+		from->root = NULL;
+	ins->parent = c;
+	ins->id = m->next_id++;
+	ins->vsig = 0;
+	ins->cost_sig = 0;
+	ins->cost_read = 0;
+	ins->nested = false;
+	/* its operands as instr_new sets them: a user once of each (room
+	 * made above) */
+	for (int i = 0; i < ins->nops; i++) {
+		HloInstr *o = ins->ops[i] = ops[i];
+		if (o && !(o->nusers && o->users[o->nusers - 1] == ins))
+			o->users[o->nusers++] = ins;
+	}
+	c->instrs[c->n++] = ins;
+	return ins;
+}

@@ -382,4 +382,14 @@ bool hlo_comp_sort_operands_first(HloComp *c);
 /* Computations in callee-before-caller order (malloc'd). */
 int hlo_module_comp_post_order(HloModule *m, HloComp ***out);
 
+/* Moves ins, which nothing but instructions of its computation that
+ * drop it afterwards reads, into computation c of the same module,
+ * reading ops (its operand count) there, as a copy made there would be
+ * and ins taken out of its own: appended to c under its own name, with
+ * a new id and nothing remembered of it (vsig, cost_sig, nested). It
+ * stays in its old computation's list (as a detached one does) until
+ * that is compacted, its parent c. NULL, nothing changed, when its name
+ * is taken in c or on out of memory. */
+HloInstr *hlo_instr_move(HloInstr *ins, HloComp *c, HloInstr *const *ops);
+
 #endif

@@ -906,6 +906,52 @@ static void comp_index_follows_the_list(void **st)
 	hlo_module_free(m);
 }
 
+/* hlo_instr_move: an instruction moved into another computation is what
+ * a copy made there and the original taken out would leave, under its
+ * own name, with the next id; a name taken there moves nothing. */
+static void move_is_a_copy_and_a_detach(void **st)
+{
+	(void)st;
+	HloModule *m = load(chain);
+	HloComp *c = m->entry;
+	HloInstr *p = hlo_comp_find(c, "p"), *a = hlo_comp_find(c, "a");
+	HloInstr *b = hlo_comp_find(c, "b");
+	HloComp *k = hlo_comp_new(m, "k");
+	HloInstr *q = hlo_instr_new(k, HLO_PARAMETER, p->shape, "q", 0, NULL);
+	/* taken: nothing changes */
+	HloInstr *t = hlo_instr_new(k, HLO_PARAMETER, p->shape, "a", 0, NULL);
+	HloInstr *two[2] = {q, q};
+	int next = m->next_id, pusers = p->nusers;
+	assert_null(hlo_instr_move(a, k, two));
+	assert_ptr_equal(a->parent, c);
+	assert_int_equal(m->next_id, next);
+	assert_int_equal(p->nusers, pusers);
+	assert_int_equal(q->nusers, 0);
+	assert_true(hlo_instr_rename(t, "t"));
+	/* b, read by nothing but c, moves, reading q twice */
+	HloInstr *ops[2] = {q, q};
+	b->vsig = 7;
+	assert_ptr_equal(hlo_instr_move(b, k, ops), b);
+	assert_ptr_equal(b->parent, k);
+	assert_int_equal(b->id, next);
+	assert_int_equal(m->next_id, next + 1);
+	assert_int_equal(b->vsig, 0);
+	assert_ptr_equal(hlo_comp_find(k, "b"), b);
+	assert_null(hlo_comp_find(c, "b"));
+	assert_ptr_equal(k->instrs[k->n - 1], b);
+	assert_ptr_equal(b->ops[0], q);
+	assert_ptr_equal(b->ops[1], q);
+	assert_int_equal(q->nusers, 1); /* once, as instr_new */
+	assert_ptr_equal(q->users[0], b);
+	for (int i = 0; i < a->nusers; i++)
+		assert_ptr_not_equal(a->users[i], b);
+	for (int i = 0; i < p->nusers; i++)
+		assert_ptr_not_equal(p->users[i], b);
+	/* its users stay (the caller's to drop) */
+	assert_int_equal(b->nusers, 1);
+	hlo_module_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -934,6 +980,7 @@ int main(void)
 		cmocka_unit_test(sort_operands_first_keeps_or_repairs),
 		cmocka_unit_test(comp_post_order_puts_callees_first),
 		cmocka_unit_test(comp_index_follows_the_list),
+		cmocka_unit_test(move_is_a_copy_and_a_detach),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
