@@ -1709,11 +1709,22 @@ static HloInstr *new_param(HloComp *fc, Shape *shape, const char *name,
 }
 
 /* Turns c into a fusion instruction of its own, in c's place: a fused
- * computation holding a copy of c whose operands are parameters. */
-HloInstr *fz_wrap(Fz *z, HloInstr *c)
+ * computation holding a copy of c whose operands are parameters. With
+ * producer p (an operand of c), for p no parameter and no operand of
+ * the fusion: the fusion of p that follows (fuse_first) would drop them
+ * at once. p's parameter's id is taken all the same (ids show in
+ * names), the others are numbered and named as they would be once it
+ * was dropped, and the copy (*copy) reads stand in p's slots until then:
+ * a parameter of no computation, which no user list holds, to whatever
+ * looks at the copy's operands meanwhile (scan_one) what p's parameter
+ * would have been. *at: p's place among c's distinct operands (where it
+ * would have been among the fusion's). */
+static HloInstr *wrap(Fz *z, HloInstr *c, const HloInstr *p, HloInstr *stand,
+		      HloInstr **copy, int *at)
 {
 	HloModule *m = z->m;
 	HloComp *outer = c->parent;
+	bool was_root = outer->root == c;
 	HloComp *fc = new_fused_comp(z);
 	/* ops, pars and mapped, nops + 1 each: on the stack when small */
 	size_t k = (size_t)c->nops + 1;
@@ -1726,7 +1737,7 @@ HloInstr *fz_wrap(Fz *z, HloInstr *c)
 		z->failed = true;
 		return NULL;
 	}
-	int n = 0;
+	int n = 0, np = 0; /* distinct operands; parameters made */
 	/* fc is named fused_computation...: tidied, without a look at its
 	 * name (here, and in fz_param_for) */
 	assert(fz_tidied(fc));
@@ -1737,38 +1748,57 @@ HloInstr *fz_wrap(Fz *z, HloInstr *c)
 		int j = 0;
 		while (j < n && ops[j] != c->ops[i])
 			j++;
-		if (j == n) {
-			char name[32];
-			if (!unnamed)
-				hlo_numbered_name(name, sizeof name, "param_",
-						  6, n);
-			ops[n] = c->ops[i];
-			pars[n] = new_param(fc, pass_shape_of(m, c->ops[i]),
-					    unnamed ? NULL : name, n);
-			if (!pars[n]) {
-				z->failed = true;
-				break;
-			}
+		if (j < n)
+			continue;
+		ops[n] = c->ops[i];
+		pars[n] = NULL;
+		if (ops[n] == p) {
+			*at = n;
+			m->next_id++; /* its parameter's */
 			n++;
+			continue;
 		}
+		char name[32];
+		if (!unnamed) /* by its place among all, p's too */
+			hlo_numbered_name(name, sizeof name, "param_", 6, n);
+		pars[n] = new_param(fc, pass_shape_of(m, c->ops[i]),
+				    unnamed ? NULL : name, np);
+		if (!pars[n]) {
+			z->failed = true;
+			break;
+		}
+		n++;
+		np++;
 	}
 	HloInstr **mapped = pars + k;
-	HloInstr *copy = NULL, *f = NULL;
+	HloInstr *f = NULL;
+	*copy = NULL;
 	if (!z->failed) {
 		for (int i = 0; i < c->nops; i++)
 			for (int j = 0; j < n; j++)
 				if (ops[j] == c->ops[i])
 					mapped[i] = pars[j];
-		copy = pass_copy_instr(fc, c, mapped);
+		/* with p, c itself moves in (hlo_instr_move: its own block
+		 * and name, its operands dropped as pass_detach would drop
+		 * them below; its users are f's from below on) */
+		*copy = p ? hlo_instr_move(c, fc, mapped) : NULL;
+		if (!*copy)
+			*copy = pass_copy_instr(fc, c, mapped);
+		for (int i = 0; *copy && i < c->nops; i++)
+			if (!mapped[i])
+				(*copy)->ops[i] = stand;
+		/* the fusion's operands: the parameters' */
+		int w = 0;
+		for (int j = 0; j < n; j++)
+			if (ops[j] != p)
+				ops[w++] = ops[j];
 	}
-	/* What a scan of fc finds: the copy, and its n parameters, each
+	/* What a scan of fc finds: the copy, and its np parameters, each
 	 * read by it. */
-	Group g = {.elementwise = true, .nparams = n};
-	if (copy) {
-		fc->root = copy;
-		fc->root_explicit = true;
-		scan_one(copy, &g);
-		f = new_fusion(z, outer, pass_shape_of(m, c), n, ops);
+	Group g = {.elementwise = true, .nparams = np};
+	if (*copy) {
+		scan_one(*copy, &g);
+		f = new_fusion(z, outer, pass_shape_of(m, c), np, ops);
 	}
 	if (f) /* the kind first, as XLA prints it */
 		fz_set_kind(f, fz_kind_from(&g));
@@ -1787,11 +1817,26 @@ HloInstr *fz_wrap(Fz *z, HloInstr *c)
 	calls->u.comps.v = v;
 	fz_group_put(z->groups, f, g);
 	/* f is appended; the computation is re-sorted when the pass ends
-	 * (topo_sort puts it just before its first user). */
+	 * (topo_sort puts it just before its first user). fc's root is
+	 * set after: a c moved in is in fc, the root hlo_replace_all_uses
+	 * would move to f. */
+	bool moved = *copy == c;
 	hlo_replace_all_uses(c, f);
-	pass_detach(c);
+	if (moved && was_root)
+		outer->root = f; /* (hlo_instr_move took it) */
+	else if (!moved)
+		pass_detach(c);
+	fc->root = *copy;
+	fc->root_explicit = true;
 	fz_forward(z, c, f);
 	return f;
+}
+
+HloInstr *fz_wrap(Fz *z, HloInstr *c)
+{
+	HloInstr *copy;
+	int at;
+	return wrap(z, c, NULL, NULL, &copy, &at);
 }
 
 /* May new fused parameters take temporary names (fz_param_for)? Only
@@ -1904,8 +1949,10 @@ static void drop_operand_late(HloInstr *f, int i, HloInstr *par,
 	drop_op_known(f, i, elsewhere);
 }
 
-/* The fused parameter of f for outer value o, made when f lacks one. */
-HloInstr *fz_param_for(Fz *z, HloInstr *f, HloInstr *o)
+/* The fused parameter of f for outer value o, made when f lacks one.
+ * held: operands f would have besides (a producer that wrap left out,
+ * whose parameter would still be there), which names count. */
+static HloInstr *param_for(Fz *z, HloInstr *f, HloInstr *o, int held)
 {
 	HloComp *fc = fz_fused_comp(f);
 	/* Use lists are exact: o is an operand of f exactly when f is one
@@ -1940,7 +1987,8 @@ HloInstr *fz_param_for(Fz *z, HloInstr *f, HloInstr *o)
 			z->failed = true;
 			return NULL;
 		}
-		memcpy(ops, f->ops, sizeof *ops * (size_t)f->nops);
+		if (f->nops) /* (none: a wrap that left out its producer) */
+			memcpy(ops, f->ops, sizeof *ops * (size_t)f->nops);
 		f->ops = ops;
 		z->grown_of = f;
 		z->grown_ops = ops;
@@ -1967,13 +2015,19 @@ HloInstr *fz_param_for(Fz *z, HloInstr *f, HloInstr *o)
 			hlo_numbered_name(name, sizeof name, "param.new.", 10,
 					  z->m->next_id);
 	} else {
-		hlo_numbered_name(name, sizeof name, "param_", 6, f->nops - 1);
+		hlo_numbered_name(name, sizeof name, "param_", 6,
+				  f->nops - 1 + held);
 	}
 	HloInstr *par = new_param(fc, pass_shape_of(z->m, o),
 				  unnamed ? NULL : name, f->nops - 1);
 	if (!par)
 		z->failed = true;
 	return par;
+}
+
+HloInstr *fz_param_for(Fz *z, HloInstr *f, HloInstr *o)
+{
+	return param_for(z, f, o, 0);
 }
 
 /* v as an instruction of fused computation fc must be read: v itself,
@@ -2110,8 +2164,13 @@ int fz_inline_comp(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
 }
 
 /* A copy of p inside f's computation with p's operands read through f's
- * parameters (a fusion p is inlined). NULL on out of memory. */
-HloInstr *fz_copy_into(Fz *z, HloInstr *p, HloInstr *f)
+ * parameters (a fusion p is inlined). held: as param_for's. move: p
+ * itself instead, moved in (hlo_instr_move), when nothing but f reads
+ * it and it is not its computation's root: the copy and p's detaching
+ * after (fused) in one, p's own block and name reused. NULL on out of
+ * memory. */
+static HloInstr *copy_into(Fz *z, HloInstr *p, HloInstr *f, int held,
+			   bool move)
 {
 	HloComp *fc = fz_fused_comp(f);
 	fz_touch(z, fc);
@@ -2128,7 +2187,7 @@ HloInstr *fz_copy_into(Fz *z, HloInstr *p, HloInstr *f)
 	 * the operand a plain p reads (p's fused computation: inlining
 	 * compares with its own parameters) */
 	for (int i = 0; i < p->nops && !z->failed; i++) {
-		ops[i] = fz_param_for(z, f, p->ops[i]);
+		ops[i] = param_for(z, f, p->ops[i], held);
 		if (!pc)
 			ops[i] = fz_as_layout(z, fc, ops[i], p->ops[i]->shape);
 	}
@@ -2136,9 +2195,15 @@ HloInstr *fz_copy_into(Fz *z, HloInstr *p, HloInstr *f)
 	if (z->failed) {
 		/* nothing */
 	} else if (!pc) {
-		r = pass_copy_instr(fc, p, ops);
-		if (!unclash(r, p, f->parent))
-			r = NULL;
+		/* (moved: its name was free in fc, as unclash wants it) */
+		if (move && p->parent->root != p &&
+		    (p->nusers == 0 || (p->nusers == 1 && p->users[0] == f)))
+			r = hlo_instr_move(p, fc, ops);
+		if (!r) {
+			r = pass_copy_instr(fc, p, ops);
+			if (!unclash(r, p, f->parent))
+				r = NULL;
+		}
 	} else {
 		/* Inline p's fused computation: its parameters map to ops
 		 * (those dropped, drop_operand_late, taken out first). */
@@ -2161,6 +2226,58 @@ HloInstr *fz_copy_into(Fz *z, HloInstr *p, HloInstr *f)
 	return r;
 }
 
+HloInstr *fz_copy_into(Fz *z, HloInstr *p, HloInstr *f)
+{
+	return copy_into(z, p, f, 0, false);
+}
+
+/* What fusing p into f ends with, its copy pv made and read where p
+ * was (g: f's group before, nops: its operand count then, copies:
+ * z->layout_copies then): f's group and kind, and p gone when nothing
+ * else uses it. */
+static void fused(Fz *z, HloInstr *p, HloInstr *f, HloInstr *pv, Group g,
+		  int nops, int copies)
+{
+	/* Scanned again: when p brings many instructions, or when the
+	 * costly op is a division, which stops being costly once its
+	 * constant divisor is fused in. */
+	bool division = g.costly && (g.costly[0] == 'd' ||
+				     g.costly[0] == 'r') &&
+			(!strcmp(g.costly, "divide") ||
+			 !strcmp(g.costly, "remainder"));
+	if (p->op == HLO_FUSION || division || z->layout_copies != copies) {
+		g = fz_group(z->groups, f);
+	} else {
+		/* What a scan would find: the copy of p went to the end,
+		 * and each operand came or went with its parameter. */
+		scan_one(pv, &g);
+		g.nparams += f->nops - nops;
+		fz_group_put(z->groups, f, g);
+	}
+	fz_set_kind(f, fz_kind_from(&g));
+	if (pv == p) { /* moved in, not copied (copy_into) */
+#if XR_ASAN
+		for (int i = 0; i < p->nusers; i++)
+			if (p->users[i]->parent != p->parent) {
+				fprintf(stderr, "fused: %s moved into %s, "
+						"still read by %s\n",
+					p->name, f->name, p->users[i]->name);
+				abort();
+			}
+#endif
+		fz_forward(z, p, f);
+		return;
+	}
+	/* a root stays (its only user was f, which nothing reads) */
+	if (p->nusers == 0 && p->parent->root != p) {
+		HloComp *pc = fz_fused_comp(p);
+		pass_detach(p);
+		fz_forward(z, p, f);
+		if (pc)
+			fz_drop_comp(z, pc);
+	}
+}
+
 /* Fuses producer p into fusion f (f uses p): a copy of p inside, f's
  * parameters fed by p replaced by it; p goes when nothing else uses it.
  * at: p's first slot in f's operands. */
@@ -2168,7 +2285,7 @@ static void fuse_into(Fz *z, HloInstr *p, HloInstr *f, int at)
 {
 	Group g = fz_group(z->groups, f);
 	int nops = f->nops, copies = z->layout_copies;
-	HloInstr *pv = fz_copy_into(z, p, f);
+	HloInstr *pv = copy_into(z, p, f, 0, z->lazy_params);
 	if (!pv)
 		return;
 	/* fc and f's computation are touched (fz_copy_into) */
@@ -2201,31 +2318,54 @@ static void fuse_into(Fz *z, HloInstr *p, HloInstr *f, int at)
 		else
 			fz_drop_operand(f, i);
 	}
-	/* Scanned again: when p brings many instructions, or when the
-	 * costly op is a division, which stops being costly once its
-	 * constant divisor is fused in. */
-	bool division = g.costly && (g.costly[0] == 'd' ||
-				     g.costly[0] == 'r') &&
-			(!strcmp(g.costly, "divide") ||
-			 !strcmp(g.costly, "remainder"));
-	if (p->op == HLO_FUSION || division || z->layout_copies != copies) {
-		g = fz_group(z->groups, f);
-	} else {
-		/* What a scan would find: the copy of p went to the end,
-		 * and each operand came or went with its parameter. */
-		scan_one(pv, &g);
-		g.nparams += f->nops - nops;
-		fz_group_put(z->groups, f, g);
+	fused(z, p, f, pv, g, nops, copies);
+}
+
+/* fuse_into for the producer p that wrap left out of fusion f (copy:
+ * the copy of the consumer in there, which reads stand in p's slots):
+ * what fuse_into does once the parameter for p is there, less its
+ * making and dropping. */
+static void fuse_first(Fz *z, HloInstr *p, HloInstr *f, HloInstr *copy,
+		       const HloInstr *stand)
+{
+	Group g = fz_group(z->groups, f);
+	int nops = f->nops, copies = z->layout_copies;
+	HloInstr *pv = copy_into(z, p, f, 1, z->lazy_params);
+	HloComp *fc = fz_fused_comp(f);
+	/* read as the parameter for p would have been, in p's shape */
+	HloInstr *x = pv ? fz_as_layout(z, fc, pv, pass_shape_of(z->m, p))
+			 : NULL;
+	if (!x) /* out of memory: p read through a parameter after all */
+		x = fz_param_for(z, f, p);
+	/* copy joins x's users once (x may be a parameter it reads
+	 * already: the root of a fused p that passes an operand on) */
+	bool had = false;
+	for (int i = 0; x && i < copy->nops; i++)
+		had |= copy->ops[i] == x;
+	for (int i = 0; x && i < copy->nops; i++)
+		if (copy->ops[i] == stand) {
+			/* (stand's user list holds nothing to drop) */
+			hlo_set_operand_known(copy, i, x, true, had);
+			had = true;
+		}
+#if XR_ASAN
+	/* as fuse_into leaves it: f's parameters numbered as its
+	 * operands, the copy reading p's copy (or a parameter for p) */
+	bool ok = !z->failed;
+	for (int i = 0; ok && i < f->nops; i++) {
+		const HloInstr *q = hlo_comp_param(fc, i);
+		ok = q && q->param_no == i && q->parent == fc;
 	}
-	fz_set_kind(f, fz_kind_from(&g));
-	/* a root stays (its only user was f, which nothing reads) */
-	if (p->nusers == 0 && p->parent->root != p) {
-		HloComp *pc = fz_fused_comp(p);
-		pass_detach(p);
-		fz_forward(z, p, f);
-		if (pc)
-			fz_drop_comp(z, pc);
+	for (int i = 0; ok && i < copy->nops; i++)
+		ok = copy->ops[i] != stand;
+	if (!z->failed && !ok) {
+		fprintf(stderr, "fuse_first: %s is not as fuse_into leaves "
+				"it\n", f->name);
+		abort();
 	}
+#endif
+	if (pv)
+		fused(z, p, f, pv, g, nops, copies);
 }
 
 /* ---- program order -------------------------------------------------------- */
@@ -2939,6 +3079,15 @@ int fz_code_comps(HloModule *m, HloComp ***out)
 
 /* ---- the fusion pass ------------------------------------------------------- */
 
+/* The first slot of f's operands that holds p (f->nops: none). */
+static int first_slot(const HloInstr *f, const HloInstr *p)
+{
+	int at = 0;
+	while (at < f->nops && f->ops[at] != p)
+		at++;
+	return at;
+}
+
 /* Offers consumer c its operands until none fuses; returns what c became. */
 static HloInstr *fuse_consumer(Fz *z, HloInstr *c, bool off)
 {
@@ -2948,6 +3097,7 @@ static HloInstr *fuse_consumer(Fz *z, HloInstr *c, bool off)
 	 * from the same index instead of starting over (which made a
 	 * consumer of k operands cost O(k^2) decisions per fusion). */
 	bool again = true;
+	HloInstr stand; /* wrap's */
 	Consumer k; /* c as it is now */
 	consumer_init(&k, z->groups, c);
 	while (again && !z->failed) {
@@ -2964,18 +3114,37 @@ static HloInstr *fuse_consumer(Fz *z, HloInstr *c, bool off)
 			/* p's first slot: i (no slot before it holds p),
 			 * or in a wrap's operands, where it may move up */
 			int at = i;
+			HloInstr *copy = NULL;
 			if (c->op != HLO_FUSION) {
-				if (!(c = fz_wrap(z, c)))
+				/* (a copy named as fusion's layout copies
+				 * would be looked through: the plain way) */
+				bool plain = c->op == HLO_COPY &&
+					     !strncmp(c->name, LAYOUT_COPY,
+						      sizeof LAYOUT_COPY - 1);
+				/* (made once: c wraps once) */
+				stand = (HloInstr){.op = HLO_PARAMETER,
+						   .name = FZ_UNNAMED};
+				c = plain ? fz_wrap(z, c)
+					  : wrap(z, c, p, &stand, &copy, &at);
+				if (!c)
 					return NULL;
+				if (plain)
+					at = first_slot(c, p);
 				/* the reader inside now is c's copy, whose
-				 * name may differ (a clash in there) */
+				 * name may differ (a clash in there): the
+				 * only one (p's parameter's, in the plain
+				 * way) */
 				v.nin = 0;
-				at = 0;
-				while (at < c->nops && c->ops[at] != p)
-					at++;
+				if (copy) {
+					v.in[0] = copy;
+					v.nin = 1;
+				}
 			}
 			fz_record_pair(z, p, c, c->name, &v);
-			fuse_into(z, p, c, at);
+			if (copy)
+				fuse_first(z, p, c, copy, &stand);
+			else
+				fuse_into(z, p, c, at);
 			consumer_grew(&k, z->groups, c, p);
 			z->nfused++;
 			again = true;
