@@ -1800,21 +1800,31 @@ static HloInstr *wrap(Fz *z, HloInstr *c, const HloInstr *p, HloInstr *stand,
 		scan_one(*copy, &g);
 		f = new_fusion(z, outer, pass_shape_of(m, c), np, ops);
 	}
-	if (f) /* the kind first, as XLA prints it */
-		fz_set_kind(f, fz_kind_from(&g));
-	HloAttr *calls = f ? hlo_attr_set(f, A_CALLS, NULL) : NULL;
-	HloComp **v = calls ? arena_alloc(&m->arena, sizeof *v) : NULL;
+	/* f's attributes, made at once as fz_set_kind and hlo_attr_set
+	 * would leave them: the kind first, as XLA prints it, and calls
+	 * (its one computation after them) */
+	HloAttr *a = f ? arena_alloc(&m->arena, sizeof *a * 2 +
+						     sizeof(HloComp *))
+			: NULL;
 	if (ops != small)
 		free(ops);
-	if (!v) {
+	if (!a) {
 		z->failed = true;
 		return NULL;
 	}
+	HloComp **v = (HloComp **)(a + 2);
 	v[0] = fc;
+	a[0].key = A_KIND;
+	a[0].name = hlo_attr_name(A_KIND);
+	a[0].u.s = kind_names[fz_kind_from(&g)];
+	a[1].key = A_CALLS;
+	a[1].name = hlo_attr_name(A_CALLS);
+	a[1].u.comps.n = 1;
+	a[1].u.comps.v = v;
+	f->attrs = a;
+	f->nattrs = f->cap_attrs = 2;
 	touch_new(z, fc);
 	fz_touch(z, outer);
-	calls->u.comps.n = 1;
-	calls->u.comps.v = v;
 	fz_group_put(z->groups, f, g);
 	/* f is appended; the computation is re-sorted when the pass ends
 	 * (topo_sort puts it just before its first user). fc's root is
