@@ -2547,8 +2547,9 @@ static inline const HloInstr *kernel_now(Fz *z, const HloInstr *k)
 }
 
 /* kernel_now(k) without a look when k is still in its computation:
- * every kernel forwarded was taken out of its computation first (the
- * passes forward only what they detach), and the passes record their
+ * every kernel forwarded was taken out of its computation first, or
+ * moved into a fused one with a new id (hlo_instr_move: the caller
+ * tells those by the id it kept), and the passes record their
  * decisions in the kernel they are working on, which is in place
  * (sanitizer builds check that such a kernel was not forwarded). */
 static inline const HloInstr *kernel_current(Fz *z, const HloInstr *k)
@@ -2715,7 +2716,8 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 			z->failed = true;
 			return;
 		}
-		z->kern[i] = (struct FzKern){kernel, names};
+		z->kern[i] = (struct FzKern){kernel, names,
+					     kernel ? kernel->id : 0};
 		z->nkern = i + 1;
 		d = &l->d[l->n++];
 	}
@@ -2887,7 +2889,7 @@ static void dedup_and_name(Fz *z, const PtrSet *targets, int nin)
 		}
 		if (k != i) {
 			l->d[z->log_first + k] = *d;
-			z->kern[k] = (struct FzKern){kn, names};
+			z->kern[k] = (struct FzKern){kn, names, z->kern[i].id};
 		}
 		name_kernel(z, &l->d[z->log_first + k], kn, name);
 		k++;
@@ -2915,7 +2917,12 @@ static void settle_decisions(Fz *z)
 	int nmoved = 0; /* decisions whose kernel moved */
 	const HloInstr *last = NULL;
 	for (int i = 0; i < z->nkern && !z->failed; i++) {
-		const HloInstr *k = z->kern[i].k, *kn = kernel_current(z, k);
+		/* a kernel moved into a fused computation is in one, but
+		 * not in place: its id tells */
+		const HloInstr *k = z->kern[i].k,
+			       *kn = k && k->parent && k->id != z->kern[i].id
+					     ? kernel_now(z, k)
+					     : kernel_current(z, k);
 		if (kn != k) {
 			nmoved++;
 			if (kn != last && !ptrset_add(&targets, kn, z->nfwd))
@@ -2923,6 +2930,7 @@ static void settle_decisions(Fz *z)
 			last = kn;
 		}
 		z->kern[i].k = kn;
+		z->kern[i].id = kn ? kn->id : 0;
 	}
 	dedup_and_name(z, &targets, nmoved);
 	free(targets.slot);

@@ -189,6 +189,10 @@ typedef struct Fz {
 	struct FzKern {
 		const HloInstr *k;
 		unsigned names; /* decision_names: hash of its three names */
+		int id;		/* k's id then: a kernel moved since (into a
+				   fused computation: hlo_instr_move) has a
+				   new one, though it is still in a
+				   computation */
 	} *kern;
 	int nkern, cap_kern, log_first;
 	bool kern_started;
