@@ -851,6 +851,20 @@ sig_attrs(V *v, const HloInstr *ins, uint64_t h, int *ncalled)
 	return h;
 }
 
+/* in_order's question, asked by check_comp's signature walk on the way
+ * (it reads each operand's parent anyway): whether each operand in c
+ * comes before its user in c->instrs. Each instruction walked gets the
+ * fresh generation passed once its operands are looked at (a mark left
+ * by another walk is never equal to it), so an operand with that mark
+ * sits at a place before its user's first place and no edge goes back:
+ * ok is never a wrong "yes". ok stays true when there is no module (no
+ * cycle walk either: check_cycles). */
+typedef struct Order {
+	const HloComp *c;
+	unsigned passed;
+	bool ok;
+} Order;
+
 /* Everything check_instr reads, as one hash: the instruction's opcode,
  * shape, attributes (their bytes: a value replaced in place changes
  * them), literal and computation; each operand, its shape and whether
@@ -861,7 +875,7 @@ sig_attrs(V *v, const HloInstr *ins, uint64_t h, int *ncalled)
  * a module's arena is freed before the module, so equal pointers are
  * equal contents. *ncalled gets how many computations ins calls. */
 static inline __attribute__((always_inline)) uint64_t
-instr_sig(V *v, const HloInstr *ins, int *ncalled)
+instr_sig_in(V *v, const HloInstr *ins, int *ncalled, Order *ord)
 {
 	/* opcode and operand count in one word, attribute count and
 	 * whether there is a literal in another (nothing lost) */
@@ -878,11 +892,21 @@ instr_sig(V *v, const HloInstr *ins, int *ncalled)
 		const HloInstr *o = ins->ops[i];
 		h = mixp(h, o);
 		/* a Shape's address is even: the low bit is free */
-		if (o)
+		if (o) {
 			h = mix(h, (uint64_t)(uintptr_t)o->shape |
 					   (o->parent != ins->parent));
+			if (ord)
+				ord->ok &= o->parent != ord->c ||
+					   o->mark == ord->passed;
+		}
 	}
 	return h ? h : 1; /* never 0, "never checked" */
+}
+
+static inline __attribute__((always_inline)) uint64_t
+instr_sig(V *v, const HloInstr *ins, int *ncalled)
+{
+	return instr_sig_in(v, ins, ncalled, NULL);
 }
 
 /* shape_hash, asking only when its cache is empty (most shapes here
@@ -1508,13 +1532,15 @@ out:
 	free(order);
 }
 
-/* Whether each operand in c comes before its user in c->instrs: then
+/* Sanitizer builds: check_comp's Order over again, on its own walk.
+ * Whether each operand in c comes before its user in c->instrs: then
  * c has no cycle, and check_cycles' walk would find none. One walk: an
  * instruction is marked with a fresh generation once it is passed (a
  * mark left by another walk is never equal to it), so an operand with
  * that mark sits at a place before its user's first place, and no edge
  * goes back: the answer is never a wrong "yes". Marks end cleared. m
  * is the module verified (its generations). */
+#if XR_ASAN
 static bool in_order(HloModule *m, HloComp *c)
 {
 	if (!m) /* no cycle walk either (check_cycles) */
@@ -1539,6 +1565,7 @@ static bool in_order(HloModule *m, HloComp *c)
 		xs[i]->mark = 0;
 	return ok;
 }
+#endif
 
 /* Room for check_comp's lists of n instructions; false when out of
  * memory. */
@@ -1573,10 +1600,14 @@ static void check_comp(V *v, HloModule *m, HloComp *c)
 	HloInstr **todo = v->todo, **params = v->params, **calls = v->calls;
 	uint64_t *sigs = v->sigs;
 	int k = 0, np = 0, ncalls = 0;
+	Order ord = {.c = c, .passed = m ? hlo_new_mark(m) : 0, .ok = true};
 	for (int i = 0; i < c->n; i++) {
 		HloInstr *x = c->instrs[i];
 		int nc;
-		uint64_t s = instr_sig(v, x, &nc);
+		uint64_t s = m ? instr_sig_in(v, x, &nc, &ord)
+			       : instr_sig(v, x, &nc);
+		if (m)
+			x->mark = ord.passed;
 		if (x->op == HLO_PARAMETER)
 			params[np++] = x;
 		if (nc)
@@ -1594,7 +1625,15 @@ static void check_comp(V *v, HloModule *m, HloComp *c)
 	 * instruction: then none keeps its verdict, or the next run would
 	 * find nothing changed and skip these walks. */
 	int whole = v->d->errors;
-	if (k && !in_order(m, c))
+#if XR_ASAN
+	if (ord.ok != in_order(m, c)) {
+		fprintf(stderr, "verify: the signature walk and in_order "
+				"disagree on '%s'\n",
+			c->name);
+		abort();
+	}
+#endif
+	if (k && !ord.ok)
 		check_cycles(v, m, c);
 	if (k && m && m->control_preds)
 		check_control(v, c);

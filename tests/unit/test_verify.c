@@ -594,8 +594,9 @@ static void verify_changed_cycle_twice(void **state)
 
 /* The order check before the cycle walk reads marks that other walks
  * left behind (positions, generations): a cycle is found whatever they
- * say, and the marks of a computation it looked at end cleared (the
- * passes after it take a fresh mark without clearing). */
+ * say, and the marks of a computation it looked at end older than any
+ * fresh generation (the passes after it take a fresh mark without
+ * clearing). */
 static void verify_cycle_stale_marks(void **state)
 {
 	(void)state;
@@ -622,10 +623,51 @@ static void verify_cycle_stale_marks(void **state)
 		for (int i = 0; i < e->n; i++)
 			e->instrs[i]->mark = (unsigned)i + 7;
 		assert_true(changed_ok(m, &checked));
+		unsigned fresh = hlo_new_mark(m);
 		for (int i = 0; i < e->n; i++)
-			assert_int_equal(e->instrs[i]->mark, 0);
+			assert_true(e->instrs[i]->mark < fresh);
 		hlo_module_free(m);
 	}
+}
+
+/* The signature walk asks in_order's question on the way (operands
+ * before users in the computation's order): an instruction reading
+ * itself is a cycle, one reading an instruction further on sends the
+ * computation to the cycle walk, which finds none when there is none,
+ * and one whose only operand moved behind it is still looked at. */
+static void verify_changed_order_walk(void **state)
+{
+	(void)state;
+	HloModule *m = load_text("HloModule t\nENTRY e {\n"
+				 "  p = f32[4] parameter(0)\n"
+				 "  a = f32[4] negate(p)\n"
+				 "  b = f32[4] negate(a)\n"
+				 "  ROOT r = f32[4] negate(b)\n}\n");
+	HloComp *e = m->entry;
+	HloInstr *a = hlo_comp_find(e, "a"), *b = hlo_comp_find(e, "b");
+	int checked;
+	assert_true(changed_ok(m, &checked));
+	hlo_set_operand(a, 0, a);
+	assert_false(changed_ok(m, &checked));
+	hlo_set_operand(a, 0, hlo_comp_find(e, "p"));
+	assert_true(changed_ok(m, &checked));
+	/* b before a, nothing changed but the order: no cycle */
+	int ia = 0, ib = 0;
+	for (int i = 0; i < e->n; i++) {
+		ia = e->instrs[i] == a ? i : ia;
+		ib = e->instrs[i] == b ? i : ib;
+	}
+	e->instrs[ia] = b;
+	e->instrs[ib] = a;
+	assert_true(changed_ok(m, &checked));
+	assert_int_equal(checked, 0);
+	/* then a change makes a cycle through the instruction out of
+	 * order: b reads a, a reads b */
+	hlo_set_operand(a, 0, b);
+	assert_false(changed_ok(m, &checked));
+	hlo_set_operand(a, 0, hlo_comp_find(e, "p"));
+	assert_true(changed_ok(m, &checked));
+	hlo_module_free(m);
 }
 
 /* verify_module_changed checks an instruction like one that passed in
@@ -916,6 +958,7 @@ int main(void)
 		cmocka_unit_test(verify_changed_rechecks_what_moved),
 		cmocka_unit_test(verify_changed_cycle_twice),
 		cmocka_unit_test(verify_cycle_stale_marks),
+		cmocka_unit_test(verify_changed_order_walk),
 		cmocka_unit_test(verify_calls_many_comps),
 		cmocka_unit_test(verify_changed_copies),
 		cmocka_unit_test(verify_fused_computation_owned),
