@@ -101,6 +101,7 @@ typedef struct S {
 	bool every; /* every sweep looks at every instruction */
 	bool keep_dead; /* c names instructions in control-predecessors */
 	bool oom;
+	PassSideCache side; /* see disposable, skip */
 } S;
 
 /* What a rule decided: its name and the replacement (the instruction
@@ -335,10 +336,11 @@ static HloInstr *make_splat(S *s, const Shape *shape, int64_t v)
 }
 
 /* x may go once nothing uses it. */
-static bool disposable(const S *s, const HloInstr *x)
+static bool disposable(S *s, const HloInstr *x)
 {
 	return x && !s->keep_dead && x->parent == s->c && s->c->root != x &&
-	       x->op != HLO_PARAMETER && !pass_has_side_effect(x);
+	       x->op != HLO_PARAMETER &&
+	       !pass_has_side_effect_cached(x, &s->side);
 }
 
 /* Removes x, unused after a rewrite, and what only it used, as dce
@@ -1363,7 +1365,7 @@ static Rw simplify(S *s, HloInstr *ins)
 /* Instructions no rule looks at: leaves, dead ones, side effects,
  * dynamic or non-array shapes, operand counts the opcode does not
  * have. */
-static bool skip(const S *s, const HloInstr *ins)
+static bool skip(S *s, const HloInstr *ins)
 {
 	if (ins->parent != s->c || !ins->shape || ins->nops == 0 ||
 	    (ins->nusers == 0 && s->c->root != ins) || /* dead: dce's */
@@ -1377,7 +1379,7 @@ static bool skip(const S *s, const HloInstr *ins)
 		if (!o || !o->shape || !shape_is_static_array(o->shape))
 			return true;
 	}
-	return pass_has_side_effect(ins);
+	return pass_has_side_effect_cached(ins, &s->side);
 }
 
 static void note(S *s, const char *rule, const HloInstr *ins,

@@ -40,9 +40,9 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
-static bool mergeable(const HloInstr *ins)
+static bool mergeable(const HloInstr *ins, PassSideCache *sc)
 {
-	if (ins->op == HLO_PARAMETER || pass_has_side_effect(ins))
+	if (ins->op == HLO_PARAMETER || pass_has_side_effect_cached(ins, sc))
 		return false;
 	if (ins->op == HLO_CONSTANT)
 		return ins->literal && !ins->literal->elided;
@@ -447,7 +447,7 @@ static HloInstr *find_same(SigTable *sigs, Table *t, StrBuf *b, HloInstr *ins)
 	return key_lookup_or_add(t, b, ins);
 }
 
-static int cse_comp(HloComp *c)
+static int cse_comp(HloComp *c, PassSideCache *sc)
 {
 	HloInstr **po;
 	int n = hlo_comp_post_order(c, &po);
@@ -467,7 +467,7 @@ static int cse_comp(HloComp *c)
 		c->instrs[i]->mark = (unsigned)i;
 	for (int i = 0; i < n && !b.oom; i++) {
 		HloInstr *ins = po[i];
-		if (!mergeable(ins))
+		if (!mergeable(ins, sc))
 			continue;
 		HloInstr *same = find_same(&sigs, &t, &b, ins);
 		if (!same)
@@ -488,8 +488,9 @@ static int cse_comp(HloComp *c)
 bool pass_cse(HloModule *m, PassCtx *cx)
 {
 	int n = 0;
+	PassSideCache sc = {0};
 	for (int i = 0; i < m->ncomps; i++) {
-		int k = cse_comp(m->comps[i]);
+		int k = cse_comp(m->comps[i], &sc);
 		for (int j = 0; j < k; j++)
 			pass_note_rule(cx, "common-subexpression");
 		n += k;

@@ -18,15 +18,18 @@
  * instructions are unlinked and stay in their operands' user lists until
  * hlo_comp_sweep, so nusers would overcount and the lists would cost
  * O(users) per removal. */
-static bool removable(const HloInstr *ins, const int *live)
+static bool removable(const HloInstr *ins, const int *live,
+		      PassSideCache *sc)
 {
 	return ins->parent && live[ins->id] == 0 && ins->parent->root != ins &&
-	       ins->op != HLO_PARAMETER && !pass_has_side_effect(ins);
+	       ins->op != HLO_PARAMETER &&
+	       !pass_has_side_effect_cached(ins, sc);
 }
 
 /* Unlinks ins and counts one use less of each distinct operand (marks
  * tell repeats apart), pushing operands that became dead. */
-static void drop(HloInstr *ins, int *live, HloInstr **work, int *sp)
+static void drop(HloInstr *ins, int *live, HloInstr **work, int *sp,
+		 PassSideCache *sc)
 {
 	unsigned gen = hlo_new_mark(ins->parent->module);
 	hlo_instr_unlink(ins);
@@ -36,13 +39,13 @@ static void drop(HloInstr *ins, int *live, HloInstr **work, int *sp)
 			continue;
 		o->mark = gen;
 		live[o->id]--;
-		if (removable(o, live))
+		if (removable(o, live, sc))
 			work[(*sp)++] = o; /* once: its count reaches 0 once */
 	}
 }
 
 /* Removes dead instructions of c; returns how many. */
-static int dce_comp(HloComp *c)
+static int dce_comp(HloComp *c, PassSideCache *sc)
 {
 	int sp = 0, removed = 0;
 	HloInstr **work = malloc(sizeof *work * (size_t)(c->n + 1));
@@ -58,14 +61,14 @@ static int dce_comp(HloComp *c)
 		live[ins->id] = ins->nusers;
 	}
 	for (int i = c->n - 1; i >= 0; i--)
-		if (removable(c->instrs[i], live))
+		if (removable(c->instrs[i], live, sc))
 			work[sp++] = c->instrs[i];
 	while (sp > 0) {
 		HloInstr *ins = work[--sp];
-		if (!removable(ins, live))
+		if (!removable(ins, live, sc))
 			continue; /* already gone */
 		removed++;
-		drop(ins, live, work, &sp);
+		drop(ins, live, work, &sp, sc);
 	}
 	free(work);
 	free(live);
@@ -120,8 +123,9 @@ done:
 bool pass_dce(HloModule *m, PassCtx *cx)
 {
 	int n = 0;
+	PassSideCache sc = {0};
 	for (int i = 0; i < m->ncomps; i++) {
-		int k = dce_comp(m->comps[i]);
+		int k = dce_comp(m->comps[i], &sc);
 		for (int j = 0; j < k; j++)
 			pass_note_rule(cx, "dead-instruction");
 		n += k;

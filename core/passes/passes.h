@@ -100,4 +100,21 @@ void pass_compact(HloComp *c);
  * effects (XF_SIDE opcodes; collectives and async pairs count too). */
 bool pass_has_side_effect(const HloInstr *ins);
 
+/* pass_has_side_effect with the answers for the computations
+ * instructions call kept (the first PASS_SIDE_CACHE of them; then it
+ * walks as pass_has_side_effect does): walking a reduce's reducer for
+ * each of thousands of reduces was most of that check's cost. Valid
+ * while the pass only removes, or adds, instructions without side
+ * effects of their own that call what the ones they replace call (dce,
+ * cse, algsimp), so a computation's answer cannot change; one cache per
+ * pass run, zero-initialised. Sanitizer builds check every cached
+ * answer. */
+enum { PASS_SIDE_CACHE = 16 };
+typedef struct {
+	const HloComp *comp[PASS_SIDE_CACHE];
+	bool side[PASS_SIDE_CACHE];
+	int n;
+} PassSideCache;
+bool pass_has_side_effect_cached(const HloInstr *ins, PassSideCache *sc);
+
 #endif

@@ -389,6 +389,60 @@ bool pass_has_side_effect(const HloInstr *ins)
 	return ins->nattrs && calls_side_effect(ins, 0);
 }
 
+/* comp_has_side_effect(c, 0), from sc when it is there. Only answers at
+ * depth 0 are kept: deeper ones depend on the depth (the limit). */
+static bool comp_side_cached(const HloComp *c, PassSideCache *sc)
+{
+	for (int i = 0; i < sc->n; i++)
+		if (sc->comp[i] == c) {
+#if XR_ASAN
+			if (sc->side[i] != comp_has_side_effect(c, 0)) {
+				fprintf(stderr, "pass_has_side_effect_cached: "
+						"the answer for %s changed\n",
+					c->name);
+				abort();
+			}
+#endif
+			return sc->side[i];
+		}
+	bool side = comp_has_side_effect(c, 0);
+	if (sc->n < PASS_SIDE_CACHE) {
+		sc->comp[sc->n] = c;
+		sc->side[sc->n++] = side;
+	}
+	return side;
+}
+
+/* calls_side_effect(ins, 0) with comp_side_cached, from attribute i
+ * (the first that holds computations) on. Out of line: the check
+ * below, run for nearly every instruction, stays a leaf with nothing to
+ * save on the stack. */
+static __attribute__((noinline)) bool
+calls_side_cached(const HloInstr *ins, int i, PassSideCache *sc)
+{
+	for (; i < ins->nattrs; i++) {
+		const HloAttr *at = &ins->attrs[i];
+		if ((unsigned)at->key >= A_COUNT || !comp_key[at->key])
+			continue;
+		for (int j = 0; j < at->u.comps.n; j++)
+			if (comp_side_cached(at->u.comps.v[j], sc))
+				return true;
+	}
+	return false;
+}
+
+bool pass_has_side_effect_cached(const HloInstr *ins, PassSideCache *sc)
+{
+	if (op_has_side_effect(ins->op))
+		return true;
+	for (int i = 0; i < ins->nattrs; i++) {
+		unsigned key = (unsigned)ins->attrs[i].key;
+		if (key < A_COUNT && comp_key[key])
+			return calls_side_cached(ins, i, sc);
+	}
+	return false;
+}
+
 /* ---- kernels and pass_apply --------------------------------------------- */
 
 static double now_ms(void)
