@@ -1264,3 +1264,39 @@ HloInstr *hlo_instr_move(HloInstr *ins, HloComp *c, HloInstr *const *ops)
 	c->instrs[c->n++] = ins;
 	return ins;
 }
+
+void hlo_comp_sweep_ops(HloComp *c)
+{
+	unsigned gen = hlo_new_mark(c->module);
+	int k = 0;
+	for (int i = 0; i < c->n; i++) {
+		HloInstr *ins = c->instrs[i];
+		if (ins->parent == c) {
+			c->instrs[k++] = ins;
+			continue;
+		}
+		if (ins->parent)
+			continue;
+		/* unlinked: only its operands' user lists hold it */
+		for (int j = 0; j < ins->nops; j++) {
+			HloInstr *o = ins->ops[j];
+			if (o && o->mark != gen) {
+				o->mark = gen;
+				sweep_users(o);
+			}
+		}
+		for (int j = 0; j < ins->nops; j++)
+			ins->ops[j] = NULL;
+	}
+	c->n = k;
+#if XR_ASAN
+	for (int i = 0; i < k; i++)
+		for (int j = 0; j < c->instrs[i]->nusers; j++)
+			if (!c->instrs[i]->users[j]->parent) {
+				fprintf(stderr, "hlo_comp_sweep_ops: %s keeps an "
+						"unlinked user\n",
+					c->instrs[i]->name);
+				abort();
+			}
+#endif
+}

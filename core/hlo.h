@@ -381,6 +381,11 @@ int hlo_comp_post_order_into(HloComp *c, HloInstr **out);
 bool hlo_comp_sort_operands_first(HloComp *c);
 /* Computations in callee-before-caller order (malloc'd). */
 int hlo_module_comp_post_order(HloModule *m, HloComp ***out);
+/* hlo_comp_sweep, sweeping only the user lists of the unlinked
+ * instructions' operands (the only lists that can hold them, when every
+ * unlinked one is still in c's list), not every instruction's: for a
+ * pass that removed a few of many. Leaves marks changed. */
+void hlo_comp_sweep_ops(HloComp *c);
 
 /* Moves ins, which nothing but instructions of its computation that
  * drop it afterwards reads, into computation c of the same module,

@@ -481,7 +481,7 @@ static int cse_comp(HloComp *c, PassSideCache *sc)
 	table_free(&t);
 	free(sigs.s);
 	free(po);
-	hlo_comp_sweep(c);
+	hlo_comp_sweep_ops(c);
 	return merged;
 }
 

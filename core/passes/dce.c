@@ -16,7 +16,7 @@
 
 /* live[id]: users of the instruction not yet removed. Removed
  * instructions are unlinked and stay in their operands' user lists until
- * hlo_comp_sweep, so nusers would overcount and the lists would cost
+ * hlo_comp_sweep_ops, so nusers would overcount and the lists would cost
  * O(users) per removal. */
 static bool removable(const HloInstr *ins, const int *live,
 		      PassSideCache *sc)
@@ -72,7 +72,7 @@ static int dce_comp(HloComp *c, PassSideCache *sc)
 	}
 	free(work);
 	free(live);
-	hlo_comp_sweep(c);
+	hlo_comp_sweep_ops(c);
 	return removed;
 }
 

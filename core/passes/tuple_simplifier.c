@@ -63,7 +63,7 @@ static int simplify_comp(HloComp *c, PassCtx *cx)
 		k++;
 	}
 	free(po);
-	hlo_comp_sweep(c);
+	hlo_comp_sweep_ops(c);
 	return k;
 }
 
