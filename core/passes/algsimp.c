@@ -1290,12 +1290,14 @@ static Rw simp_reduce(S *s, HloInstr *ins)
 	Dtype t = ty(x);
 	if (ty(ins) != t || ty(init) != t || (!is_real(t) && t != DT_PRED))
 		return none;
-	HloOpcode op = reducer_op(hlo_attr_comp(ins, A_TO_APPLY), t);
-	if (op == HLO_INVALID || !is_identity(op, init, t))
-		return none;
+	/* the dimensions first: they rule out nearly every reduce, and
+	 * more cheaply than the init's value does */
 	int n;
 	const int64_t *d = hlo_attr_ints(ins, A_DIMENSIONS, &n);
 	if (!dims_ok(d, n, x->shape, true))
+		return none;
+	HloOpcode op = reducer_op(hlo_attr_comp(ins, A_TO_APPLY), t);
+	if (op == HLO_INVALID || !is_identity(op, init, t))
 		return none;
 	if (same_shape(x, ins))
 		return rw("reduce-size1-to-reshape", x);
