@@ -10,6 +10,7 @@
  * from the entry through called computations (never the entry).
  * Requires: a verified module (use lists exact, roots set).
  * Invalidates: instruction positions, computation list, marks. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "passes.h"
@@ -64,9 +65,17 @@ static int dce_comp(HloComp *c, PassSideCache *sc)
 		if (removable(c->instrs[i], live, sc))
 			work[sp++] = c->instrs[i];
 	while (sp > 0) {
+		/* Pushed once each, when removable; nothing a removal
+		 * changes can make it less so (counts only fall, the root
+		 * stays). Sanitizer builds check. */
 		HloInstr *ins = work[--sp];
-		if (!removable(ins, live, sc))
-			continue; /* already gone */
+#if XR_ASAN
+		if (!removable(ins, live, sc)) {
+			fprintf(stderr, "dce: %%%s pushed, not removable\n",
+				ins->name);
+			abort();
+		}
+#endif
 		removed++;
 		drop(ins, live, work, &sp, sc);
 	}
@@ -107,7 +116,9 @@ static int dce_comps(HloModule *m)
 	while (r.sp > 0) {
 		HloComp *c = r.stack[--r.sp];
 		for (int j = 0; j < c->n; j++)
-			hlo_instr_called(c->instrs[j], reach_visit, &r);
+			if (c->instrs[j]->nattrs) /* calls nothing without */
+				hlo_instr_called(c->instrs[j], reach_visit,
+						 &r);
 	}
 	/* the dead ones, taken out in one sweep */
 	for (int i = 0; i < m->ncomps; i++)
