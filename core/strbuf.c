@@ -122,3 +122,13 @@ size_t utf8_len(const char *s, size_t n)
 		return 0;
 	return len;
 }
+
+size_t sb_put_char(StrBuf *b, const char *s, size_t n)
+{
+	size_t k = utf8_len(s, n);
+	if (k)
+		sb_putn(b, s, k);
+	else
+		sb_puts(b, "\xef\xbf\xbd");
+	return k ? k : 1;
+}

@@ -29,5 +29,8 @@ char *sb_take(StrBuf *b);
  * when it is not one (a stray or cut-off byte, an overlong form, a
  * surrogate, past U+10FFFF). */
 size_t utf8_len(const char *s, size_t n);
+/* Puts the character at s[0..n) (n > 0): its UTF-8 sequence whole, or
+ * U+FFFD for a byte that starts no valid one. Returns the bytes used. */
+size_t sb_put_char(StrBuf *b, const char *s, size_t n);
 
 #endif

@@ -137,12 +137,7 @@ void viz_html_escape(StrBuf *b, const char *s, size_t n, bool controls)
 {
 	for (size_t i = 0; i < n; i++) {
 		if ((unsigned char)s[i] >= 0x80) {
-			size_t k = utf8_len(s + i, n - i);
-			if (k)
-				sb_putn(b, s + i, k);
-			else
-				sb_puts(b, "\xef\xbf\xbd");
-			i += k ? k - 1 : 0;
+			i += sb_put_char(b, s + i, n - i) - 1;
 			continue;
 		}
 		switch (s[i]) {

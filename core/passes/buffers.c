@@ -558,14 +558,9 @@ static void svg_text(StrBuf *b, const char *s)
 	size_t n = strlen(s);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if (c >= 0x80) {
-			size_t k = utf8_len(s + i, n - i);
-			if (k)
-				sb_putn(b, s + i, k);
-			else
-				sb_puts(b, "\xef\xbf\xbd");
-			i += k ? k - 1 : 0;
-		} else if (c == '&')
+		if (c >= 0x80)
+			i += sb_put_char(b, s + i, n - i) - 1;
+		else if (c == '&')
 			sb_puts(b, "&amp;");
 		else if (c == '<')
 			sb_puts(b, "&lt;");
