@@ -218,7 +218,11 @@ struct HloModule {
 /* --- modules and computations --- */
 HloModule *hlo_module_new(const char *name);
 void hlo_module_free(HloModule *m);
-/* Deep copy into a fresh arena. NULL on out-of-memory. */
+/* A copy in a fresh arena: its instructions, computations and
+ * attribute arrays its own; its shapes, names and attribute values
+ * shared with m, whose arena the copy's holds (neither may change them
+ * in place; either may be freed first), unless m holds another arena
+ * itself (then all copied). NULL on out-of-memory. */
 HloModule *hlo_module_clone(const HloModule *m);
 HloComp *hlo_comp_new(HloModule *m, const char *name);
 HloComp *hlo_module_find_comp(const HloModule *m, const char *name);
