@@ -1809,6 +1809,11 @@ static HloInstr *wrap(Fz *z, HloInstr *c, const HloInstr *p, HloInstr *stand,
 	if (ops != small)
 		free(ops);
 	if (!a) {
+		/* (the pass fails and its module goes: no slot may keep
+		 * stand, which is on the caller's stack) */
+		for (int i = 0; *copy && i < (*copy)->nops; i++)
+			if ((*copy)->ops[i] == stand)
+				(*copy)->ops[i] = NULL;
 		z->failed = true;
 		return NULL;
 	}
@@ -2347,6 +2352,15 @@ static void fuse_first(Fz *z, HloInstr *p, HloInstr *f, HloInstr *copy,
 			 : NULL;
 	if (!x) /* out of memory: p read through a parameter after all */
 		x = fz_param_for(z, f, p);
+	if (!x) {
+		/* out of memory again (z->failed: the pass fails and its
+		 * module goes): no slot may keep stand, which is on the
+		 * caller's stack */
+		for (int i = 0; i < copy->nops; i++)
+			if (copy->ops[i] == stand)
+				copy->ops[i] = NULL;
+		return;
+	}
 	/* copy joins x's users once (x may be a parameter it reads
 	 * already: the root of a fused p that passes an operand on) */
 	bool had = false;
