@@ -1393,21 +1393,22 @@ static unsigned ptr_hash(const void *p)
 	return (unsigned)(x >> 32);
 }
 
-typedef struct TouchQuery {
+/* What the pointer-keyed index probes (touched_at, fwd_at) look for. */
+typedef struct PtrQuery {
 	const Fz *z;
-	const HloComp *c;
-} TouchQuery;
+	const void *p;
+} PtrQuery;
 
 static bool same_touched(const void *ctx, int v)
 {
-	const TouchQuery *q = ctx;
-	return q->z->touched[v] == q->c;
+	const PtrQuery *q = ctx;
+	return q->z->touched[v] == q->p;
 }
 
 /* c's place in z->touched, or -1. */
 static int touched_at(const Fz *z, const HloComp *c)
 {
-	TouchQuery q = {z, c};
+	PtrQuery q = {z, c};
 	return fz_index_find(&z->touched_ix, ptr_hash(c), same_touched, &q);
 }
 
@@ -2512,21 +2513,16 @@ static inline char *rec_hashed(Fz *z, const char *s, unsigned *h)
 	return z->rec_dup[k];
 }
 
-typedef struct FwdQuery {
-	const Fz *z;
-	const HloInstr *k;
-} FwdQuery;
-
 static bool same_from(const void *ctx, int v)
 {
-	const FwdQuery *q = ctx;
-	return q->z->fwd[v].from == q->k;
+	const PtrQuery *q = ctx;
+	return q->z->fwd[v].from == q->p;
 }
 
 /* Where kernel k was forwarded (its entry in fwd), or -1. */
 static int fwd_at(const Fz *z, const HloInstr *k)
 {
-	FwdQuery q = {z, k};
+	PtrQuery q = {z, k};
 	return fz_index_find(&z->fwd_ix, ptr_hash(k), same_from, &q);
 }
 
