@@ -83,6 +83,12 @@ void arena_adopt(Arena *dst, Arena *src);
  * memory or when src holds something. */
 bool arena_hold(Arena *dst, const Arena *src);
 static inline bool arena_holds(const Arena *a) { return a->nheld > 0; }
+/* For programs that make and free modules of one size over and over
+ * (the REPL, the bench): freed memory stays with the process for the
+ * next module instead of going back to the system, whose fresh pages
+ * fault in one by one. Call once, at start; a no-op where the C library
+ * has no such settings. */
+void arena_keep_freed_memory(void);
 /* arena_grow's slow path, when need > *cap (call arena_grow). */
 void *arena_grow_slow(Arena *a, void *p, size_t elem, int *cap, int need);
 

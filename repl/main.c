@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arena.h"
 #include "session.h"
 
 #ifndef XR_VERSION
@@ -204,6 +205,9 @@ int main(int argc, char **argv)
 	/* past the file size limit a write fails (EFBIG, and the file
 	 * written whole stays as it was) instead of killing the process */
 	signal(SIGXFSZ, SIG_IGN);
+	/* a session makes and frees modules (history steps, passes) over
+	 * and over */
+	arena_keep_freed_memory();
 	Options o;
 	int rc = parse_args(argc, argv, &o);
 	if (rc == GO_ON)

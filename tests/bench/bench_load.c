@@ -28,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "arena.h"
 #include "diag.h"
 #include "hlo.h"
 #include "parse.h"
@@ -380,6 +381,8 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
+	/* as xla-repl does (repl/main.c) */
+	arena_keep_freed_memory();
 	Opts o = {0};
 	bool check = false;
 	int sizes[MAX_SIZES], nsizes = 0;
