@@ -143,8 +143,7 @@ typedef struct {
 	unsigned cuts; /* sums cut short at MAX_DEPTH so far */
 	bool bytes_only; /* flops not wanted (cost_bytes_moved) */
 	bool verified;   /* cost_bytes_moved_verified: vsig is current */
-	/* module_bytes: each opcode's ByteKind and launch bit once met
-	 * (0: not yet) */
+	/* module_bytes: each opcode's WalkKind */
 	unsigned char kinds[HLO_OPCODE_COUNT];
 } Memo;
 
@@ -782,11 +781,16 @@ static Cost called_sum(Memo *mo, const HloInstr *ins, MemoKind k)
 	return sum;
 }
 
-/* Does the fused parameter p reach the fusion only through slices (and
- * gathers, which read what they return, as unfused)? Returns the bytes
- * those read (or -1: p is read some other way, so the whole operand
- * counts). */
-static int64_t sliced_bytes(const HloInstr *p)
+/* Users through which a fused parameter may be read in part (see
+ * sliced_bytes): one of any other opcode settles it. */
+static bool reads_part(HloOpcode op)
+{
+	return op == HLO_SLICE || op == HLO_DYNAMIC_SLICE || op == HLO_GATHER ||
+	       op == HLO_DYNAMIC_UPDATE_SLICE;
+}
+
+/* sliced_bytes' answer when it is not -1 at once. */
+static __attribute__((noinline)) int64_t sliced_bytes_slow(const HloInstr *p)
 {
 	if (p == p->parent->root)
 		return -1;
@@ -810,9 +814,22 @@ static int64_t sliced_bytes(const HloInstr *p)
 	return sum;
 }
 
+/* Does the fused parameter p reach the fusion only through slices (and
+ * gathers, which read what they return, as unfused)? Returns the bytes
+ * those read (or -1: p is read some other way, so the whole operand
+ * counts). Most parameters' first user is elementwise: then it is -1
+ * whatever else holds (the root itself, or a dynamic-update-slice of
+ * p in place, would be that user), and the rest is not looked at. */
+static inline int64_t sliced_bytes(const HloInstr *p)
+{
+	if (p->nusers && !reads_part(p->users[0]->op))
+		return -1;
+	return sliced_bytes_slow(p);
+}
+
 /* Bytes fusion f reads of operand i; c is f's fused computation. */
-static int64_t fusion_operand_bytes(const HloInstr *f, const HloComp *c,
-				    int i)
+static inline int64_t fusion_operand_bytes(const HloInstr *f,
+					   const HloComp *c, int i)
 {
 	int64_t whole = nbytes(f->ops[i]->shape);
 	const HloInstr *p = c ? hlo_comp_param(c, i) : NULL;
@@ -826,16 +843,17 @@ int64_t cost_operand_bytes(const HloInstr *ins, int i)
 {
 	if (i < 0 || i >= ins->nops)
 		return 0;
-	int64_t whole = nbytes(ins->ops[i]->shape);
-	int64_t out = nbytes(ins->shape);
-	switch (ins->op) {
-	case HLO_FUSION:
+	if (ins->op == HLO_FUSION)
 		return fusion_operand_bytes(ins, hlo_attr_comp(ins, A_CALLS),
 					    i);
+	int64_t whole = nbytes(ins->ops[i]->shape);
+	switch (ins->op) {
 	case HLO_SLICE:
 	case HLO_DYNAMIC_SLICE:
-	case HLO_GATHER:
+	case HLO_GATHER: {
+		int64_t out = nbytes(ins->shape);
 		return i == 0 && out < whole ? out : whole;
+	}
 	case HLO_DYNAMIC_UPDATE_SLICE:
 		return i == 0 ? 0 : whole; /* in place */
 	case HLO_SCATTER: {
@@ -852,7 +870,7 @@ int64_t cost_operand_bytes(const HloInstr *ins, int i)
 /* A fusion (fc its fused computation, or NULL) whose root updates one
  * of its parameters in place (a dynamic-update-slice of a parameter read
  * nowhere else): that root. */
-static const HloInstr *in_place_root(const HloComp *fc)
+static inline const HloInstr *in_place_root(const HloComp *fc)
 {
 	const HloInstr *r = fc ? fc->root : NULL;
 	if (!r || r->op != HLO_DYNAMIC_UPDATE_SLICE || r->nops < 2)
@@ -972,42 +990,103 @@ static int64_t fusion_bytes(const HloInstr *f)
 	return b;
 }
 
-/* Bytes kernel ins moves, read and written together: the sum of
- * kernel_cost's two (every byte figure is >= 0 and saturates, so the
- * total comes out the same in any order). Most kernels read their
- * operands whole and write their result whole: worked out here without
- * kernel_cost's dispatch, and kept in the same memo as kernel_cost's,
- * but whole (read and written: a BK_PLAIN opcode's memo is only ever
- * written here, and vsig covers the opcode). k is ins's ByteKind. */
-static int64_t kernel_bytes(Memo *mo, const HloInstr *ins, int k)
+/* What module_bytes' walk does with an opcode: its ByteKind, and
+ * whether it launches a kernel as hlo_module_kernels counts them (all
+ * but WK_SKIP), in one small number (the walk's first test is the
+ * commonest kind's). */
+typedef enum {
+	WK_SKIP,   /* no kernel */
+	WK_EMPTY,  /* a kernel that moves nothing (BK_NONE) */
+	WK_PLAIN,  /* BK_PLAIN */
+	WK_FUSION, /* BK_FUSION */
+	WK_OTHER,  /* BK_OTHER */
+} WalkKind;
+
+/* kinds[op] for every opcode, filled whole once per walk (a hundred
+ * or so entries, where filling it as opcodes are met costs a branch for
+ * each instruction walked). */
+static void fill_kinds(unsigned char *kinds)
 {
-	if (k == BK_FUSION)
-		return fusion_bytes(ins);
-	if (k == BK_OTHER) {
-		Cost c = kernel_cost(mo, ins);
-		return shape_bytes_add(c.bytes_read, c.bytes_written);
+	for (int op = 0; op < HLO_OPCODE_COUNT; op++) {
+		ByteKind k = byte_kind((HloOpcode)op);
+		WalkKind w = !hlo_launches_kernel((HloOpcode)op) ? WK_SKIP
+			     : k == BK_NONE			  ? WK_EMPTY
+			     : k == BK_PLAIN			  ? WK_PLAIN
+			     : k == BK_FUSION			  ? WK_FUSION
+								  : WK_OTHER;
+		kinds[op] = (unsigned char)w;
 	}
-	bool keep = mo->verified && ins->vsig;
-	if (keep && ins->cost_sig == ins->vsig)
-		return ins->cost_read;
-	int64_t b = nbytes(ins->shape);
-	for (int i = 0; i < ins->nops; i++)
-		b = shape_bytes_add(b, nbytes(ins->ops[i]->shape));
-	if (keep) {
-		/* the memo only: what the module computes is unchanged */
-		HloInstr *w = (HloInstr *)ins;
-		w->cost_sig = ins->vsig;
-		w->cost_read = b;
-	}
-	return b;
 }
 
-/* module_bytes' table entry for an opcode: its ByteKind, and whether
- * it launches a kernel as hlo_module_kernels counts them. */
-enum { BK_LAUNCH_SHIFT = 4, BK_KIND = 0x0f };
+/* The bytes of a kernel module_bytes does not work out in line: a
+ * fusion, or one kernel_cost dispatches (k is its WalkKind). */
+static __attribute__((noinline)) int64_t other_bytes(Memo *mo,
+						     const HloInstr *ins,
+						     unsigned k)
+{
+	if (k == WK_FUSION)
+		return fusion_bytes(ins);
+	Cost c = kernel_cost(mo, ins);
+	return shape_bytes_add(c.bytes_read, c.bytes_written);
+}
+
+/* module_bytes' walk over the entry's instructions xs (n of them);
+ * *nk gets the kernels. verified is a constant where this is inlined:
+ * a walk each way, the test out of the loop.
+ *
+ * Bytes kernel by kernel are the sum of kernel_cost's two (every byte
+ * figure is >= 0 and saturates, so the total comes out the same in any
+ * order). Most kernels read their operands whole and write their
+ * result whole (BK_PLAIN): worked out here without kernel_cost's
+ * dispatch, and kept in the same memo as kernel_cost's, but whole (read
+ * and written: a BK_PLAIN opcode's memo is only ever written here, and
+ * vsig covers the opcode). The sum is kept unsigned and clamped at
+ * INT64_MAX after each kernel, as shape_bytes_add does: both terms are
+ * in [0, INT64_MAX], so it cannot wrap. */
+static inline __attribute__((always_inline)) int64_t
+walk_bytes(Memo *mo, HloInstr *const *xs, int n, bool verified, int *nk)
+{
+	const uint64_t max = INT64_MAX;
+	uint64_t sum = 0;
+	int kernels = 0;
+	for (int i = 0; i < n; i++) {
+		HloInstr *ins = xs[i];
+		unsigned k = mo->kinds[ins->op];
+		uint64_t b;
+		if (k != WK_PLAIN) {
+			if (k == WK_SKIP)
+				continue;
+			kernels++;
+			if (k == WK_EMPTY)
+				continue;
+			b = (uint64_t)other_bytes(mo, ins, k);
+		} else if (kernels++, verified && ins->cost_sig == ins->vsig &&
+					      ins->vsig) {
+			b = (uint64_t)ins->cost_read;
+		} else {
+			b = nbytes(ins->shape);
+			for (int j = 0; j < ins->nops; j++) {
+				b += nbytes(ins->ops[j]->shape);
+				b = b > max ? max : b;
+			}
+			if (verified && ins->vsig) {
+				/* the memo only: what the module computes
+				 * is unchanged */
+				ins->cost_sig = ins->vsig;
+				ins->cost_read = (int64_t)b;
+			}
+		}
+		sum += b;
+		sum = sum > max ? max : sum;
+	}
+	*nk = kernels;
+	return (int64_t)sum;
+}
 
 /* cost_module's bytes_read + bytes_written, without the flops; with
- * kernels, hlo_module_kernels from the same walk there. */
+ * kernels, hlo_module_kernels from the same walk there. It runs after
+ * every pass: a kernel whose memo holds (most, once a module has been
+ * counted) costs a few loads. */
 static int64_t module_bytes(const HloModule *m, bool verified, int *kernels)
 {
 	if (kernels)
@@ -1015,21 +1094,11 @@ static int64_t module_bytes(const HloModule *m, bool verified, int *kernels)
 	if (!m->entry)
 		return 0;
 	Memo mo = {.bytes_only = true, .verified = verified};
-	int64_t sum = 0;
-	int nk = 0;
+	fill_kinds(mo.kinds);
+	int nk;
 	HloInstr *const *xs = m->entry->instrs;
-	for (int i = 0, n = m->entry->n; i < n; i++) {
-		const HloInstr *ins = xs[i];
-		unsigned k = mo.kinds[ins->op];
-		if (!k)
-			k = mo.kinds[ins->op] = (unsigned char)(
-				byte_kind(ins->op) |
-				hlo_launches_kernel(ins->op) << BK_LAUNCH_SHIFT);
-		nk += (int)(k >> BK_LAUNCH_SHIFT);
-		if ((k & BK_KIND) != BK_NONE)
-			sum = shape_bytes_add(
-				sum, kernel_bytes(&mo, ins, (int)(k & BK_KIND)));
-	}
+	int64_t sum = verified ? walk_bytes(&mo, xs, m->entry->n, true, &nk)
+			       : walk_bytes(&mo, xs, m->entry->n, false, &nk);
 	memo_free(&mo);
 	if (kernels)
 		*kernels = nk;
