@@ -13,6 +13,7 @@ typedef struct {
 	HloModule *dst;
 	HloInstr **imap; /* old id -> new instruction */
 	size_t *lens;    /* clone_instrs's scratch: name lengths by position */
+	size_t nlists;   /* room wire needs: clone_instrs counts it */
 	const HloModule *src;
 	/* The copy holds the source's arena (arena_hold): its immutable
 	 * data (shapes, names, attribute values) is shared, not copied. */
@@ -55,15 +56,17 @@ static const bool comp_key[A_COUNT] = {
 #undef ATTR
 };
 
-/* ins's attributes (n of them, copied as they are into d) with the
- * values shared: values are never changed in place (a new one replaces
- * the old in its slot). Only a list of computations is the copy's own,
- * naming the copy's computations. */
-static bool share_attrs(CloneCtx *cx, HloAttr *d, int n)
+/* ins's attributes (n of them, at s) copied into d with the values
+ * shared: values are never changed in place (a new one replaces the old
+ * in its slot). Only a list of computations is the copy's own, naming
+ * the copy's computations. One attribute at a time, checked as it is
+ * copied: most instructions have one or two. */
+static bool share_attrs(CloneCtx *cx, HloAttr *d, const HloAttr *s, int n)
 {
 	Arena *a = &cx->dst->arena;
 	for (int k = 0; k < n; k++) {
 		HloAttr *at = &d[k];
+		*at = s[k];
 		if ((unsigned)at->key >= A_COUNT || !comp_key[at->key])
 			continue;
 		HloComp *const *v = at->u.comps.v;
@@ -121,50 +124,60 @@ static void clone_attr(CloneCtx *cx, HloAttr *d, const HloAttr *s)
 
 /* The instructions of sc, copied into dc in one block, their names in
  * another (names are never changed in place: a rename gives an
- * instruction a new string), so that a computation costs a few
- * allocations instead of several per instruction. Not hlo_instr_new:
- * the names are known to be unique, and the name table is copied whole
- * afterwards (copy_names). Operands and users come later (wire). */
+ * instruction a new string) and, when shared, their attribute arrays in
+ * a third, so that a computation costs a few allocations instead of
+ * several per instruction (an array that grows moves to a new one:
+ * arena_grow). Not hlo_instr_new: the names are known to be unique,
+ * and the name table is copied whole afterwards (copy_names). Operands
+ * and users come later (wire). */
 static bool clone_instrs(CloneCtx *cx, HloComp *dc, const HloComp *sc)
 {
 	Arena *a = &cx->dst->arena;
-	size_t total = 0, *lens = cx->lens;
+	size_t total = 0, nattrs = 0, *lens = cx->lens;
 	for (int i = 0; !cx->share && i < sc->n; i++)
 		total += lens[i] = strlen(sc->instrs[i]->name) + 1;
+	for (int i = 0; cx->share && i < sc->n; i++)
+		nattrs += (size_t)sc->instrs[i]->nattrs;
 	HloInstr *block = arena_raw(a, sizeof *block * (size_t)sc->n);
 	char *names = cx->share ? NULL : arena_raw(a, total);
-	if (!block || (!cx->share && !names))
+	HloAttr *attrs = nattrs ? arena_raw(a, sizeof *attrs * nattrs) : NULL;
+	if (!block || (!cx->share && !names) || (nattrs && !attrs))
 		return false;
 	for (int i = 0; i < sc->n; i++) {
 		const HloInstr *s = sc->instrs[i];
 		HloInstr *d = &block[i];
-		const char *name = s->name;
+		/* The source's fields, less what ties it to its graph
+		 * (operands, users and parent: wire; attributes, literal:
+		 * below) and what describes its state rather than its
+		 * contents (marks, hints, what verify and the cost model
+		 * remember), which a fresh instruction starts without. */
+		*d = *s;
+		d->ops = NULL;
+		d->nops = 0;
+		d->parent = dc;
+		d->users = NULL;
+		d->nusers = d->cap_users = 0;
+		d->mark = 0;
+		d->nattrs = d->cap_attrs = 0;
+		d->attrs = NULL;
+		d->literal = NULL;
+		d->vsig = 0;
+		d->user_hint = 0;
+		d->cost_sig = 0;
+		d->cost_read = 0;
 		if (!cx->share) {
 			size_t len = lens[i];
-			memcpy(names, s->name, len);
-			name = names;
+			d->name = memcpy(names, s->name, len);
 			names += len;
+			if (s->shape && !(d->shape = shape_clone(a, s->shape)))
+				return false;
 		}
-		*d = (HloInstr){
-			.id = s->id,
-			.name = name,
-			.op = s->op,
-			.async_wrapped = s->async_wrapped,
-			.shape = cx->share ? s->shape : shape_clone(a, s->shape),
-			.param_no = s->param_no,
-			.parent = dc,
-			.loc = s->loc,
-			.shape_given = s->shape_given,
-			.nested = s->nested,
-		};
-		if (s->shape && !d->shape)
-			return false;
 		if (s->literal && !(d->literal = literal_clone(a, s->literal)))
 			return false;
 		if (s->nattrs && cx->share) {
-			d->attrs = arena_dup(a, s->attrs, sizeof *d->attrs *
-							  (size_t)s->nattrs);
-			if (!d->attrs || !share_attrs(cx, d->attrs, s->nattrs))
+			d->attrs = attrs;
+			attrs += s->nattrs;
+			if (!share_attrs(cx, d->attrs, s->attrs, s->nattrs))
 				return false;
 			d->nattrs = d->cap_attrs = s->nattrs;
 		} else if (s->nattrs) {
@@ -178,6 +191,8 @@ static bool clone_instrs(CloneCtx *cx, HloComp *dc, const HloComp *sc)
 		}
 		dc->instrs[i] = d;
 		cx->imap[s->id] = d;
+		/* each user list with a slot to spare (see wire) */
+		cx->nlists += (size_t)s->nops + (size_t)s->nusers + 1;
 	}
 	dc->n = sc->n;
 	return true;
@@ -186,39 +201,31 @@ static bool clone_instrs(CloneCtx *cx, HloComp *dc, const HloComp *sc)
 /* Operands and users are wired after every instruction exists, so
  * forward references (legal in the text) survive the copy; users in the
  * source order, so that walks visit them in the same order on the copy.
- * All the lists of a computation share one block (a list that grows
- * moves to a new one: arena_grow). */
-static bool wire(CloneCtx *cx, const HloComp *sc)
+ * All the lists share one block, v on (a list that grows moves to a new
+ * one: arena_grow); each user list has a slot to spare: a value that
+ * gains one user (a pass's new instruction reading it, before the old
+ * reader goes) needs no arena_grow. Returns where the next lists go. */
+static HloInstr **wire(CloneCtx *cx, HloComp *dc, const HloComp *sc,
+		       HloInstr **v)
 {
-	/* each user list with a slot to spare: a value that gains one
-	 * user (a pass's new instruction reading it, before the old reader
-	 * goes) needs no arena_grow */
-	size_t total = 0;
-	for (int i = 0; i < sc->n; i++)
-		total += (size_t)sc->instrs[i]->nops +
-			 (size_t)sc->instrs[i]->nusers + 1;
-	HloInstr **v = total ? arena_raw(&cx->dst->arena, sizeof *v * total)
-			     : NULL;
-	if (total && !v)
-		return false;
+	HloInstr *const *imap = cx->imap;
 	for (int i = 0; i < sc->n; i++) {
 		const HloInstr *s = sc->instrs[i];
-		HloInstr *d = cx->imap[s->id];
+		HloInstr *d = dc->instrs[i];
 		if (s->nops) {
 			d->ops = v;
 			d->nops = s->nops;
 			for (int j = 0; j < s->nops; j++)
-				*v++ = s->ops[j] ? cx->imap[s->ops[j]->id]
-						 : NULL;
+				*v++ = s->ops[j] ? imap[s->ops[j]->id] : NULL;
 		}
 		d->users = v;
 		d->nusers = s->nusers;
 		d->cap_users = s->nusers + 1;
 		for (int j = 0; j < s->nusers; j++)
-			*v++ = cx->imap[s->users[j]->id];
+			*v++ = imap[s->users[j]->id];
 		v++;
 	}
-	return true;
+	return v;
 }
 
 static bool copy_header(CloneCtx *cx)
@@ -254,18 +261,17 @@ static bool copy_header(CloneCtx *cx)
 }
 
 typedef struct NameCopy {
-	CloneCtx *cx;
+	HloInstr *const *imap; /* CloneCtx's */
+	unsigned last;         /* the highest id imap has room for */
 	const HloComp *dc;
 } NameCopy;
 
 /* The copy of the instruction an entry of the source table names. */
 static const char *copy_entry(void *ctx, const char *key, void **val)
 {
-	NameCopy *nc = ctx;
+	const NameCopy *nc = ctx;
 	const HloInstr *o = *val;
-	HloInstr *d = o->id >= 0 && o->id <= nc->cx->src->next_id
-			      ? nc->cx->imap[o->id]
-			      : NULL;
+	HloInstr *d = (unsigned)o->id <= nc->last ? nc->imap[o->id] : NULL;
 	/* the table's keys are its instructions' own name strings: the
 	 * text is compared only when another string is the key */
 	if (!d || d->parent != nc->dc ||
@@ -279,7 +285,7 @@ static const char *copy_entry(void *ctx, const char *key, void **val)
  * sc's does not name exactly its instructions, one built afresh. */
 static bool copy_names(CloneCtx *cx, HloComp *dc, const HloComp *sc)
 {
-	NameCopy nc = {cx, dc};
+	NameCopy nc = {cx->imap, (unsigned)cx->src->next_id, dc};
 	if (!namemap_copy(&dc->names, &sc->names, copy_entry, &nc))
 		return false;
 	if (dc->names.count == (size_t)dc->n)
@@ -297,9 +303,13 @@ static bool clone_comp_body(CloneCtx *cx, const HloComp *sc)
 {
 	HloComp *dc = hlo_module_find_comp(cx->dst, sc->name);
 	dc->cap = sc->n;
-	dc->instrs = arena_alloc(&cx->dst->arena,
-				 sizeof *dc->instrs * (size_t)(sc->n + 1));
-	if (!dc->instrs || !clone_instrs(cx, dc, sc))
+	/* every slot is written (clone_instrs), the one past the end too */
+	dc->instrs = arena_raw(&cx->dst->arena,
+			       sizeof *dc->instrs * (size_t)(sc->n + 1));
+	if (!dc->instrs)
+		return false;
+	dc->instrs[sc->n] = NULL;
+	if (!clone_instrs(cx, dc, sc))
 		return false;
 	if (!copy_names(cx, dc, sc))
 		return false;
@@ -333,9 +343,13 @@ HloModule *hlo_module_clone(const HloModule *m)
 	for (int i = 0; i < m->ncomps; i++)
 		if (!clone_comp_body(&cx, m->comps[i]))
 			goto fail;
+	HloInstr **lists = cx.nlists ? arena_raw(&cx.dst->arena, sizeof *lists *
+								   cx.nlists)
+				     : NULL;
+	if (cx.nlists && !lists)
+		goto fail;
 	for (int i = 0; i < m->ncomps; i++)
-		if (!wire(&cx, m->comps[i]))
-			goto fail;
+		lists = wire(&cx, cx.dst->comps[i], m->comps[i], lists);
 	if (!copy_header(&cx))
 		goto fail;
 	hlo_module_set_entry(cx.dst, map_comp(&cx, m->entry));
