@@ -260,33 +260,59 @@ static bool copy_header(CloneCtx *cx)
 	return true;
 }
 
-typedef struct NameCopy {
-	HloInstr *const *imap; /* CloneCtx's */
-	unsigned last;         /* the highest id imap has room for */
-	const HloComp *dc;
-} NameCopy;
-
-/* The copy of the instruction an entry of the source table names. */
-static const char *copy_entry(void *ctx, const char *key, void **val)
+/* The copy of o, the instruction an entry of sc's table names under
+ * key, when it is one of dc's under that name; else NULL. */
+static inline HloInstr *named_copy(const CloneCtx *cx, const HloComp *dc,
+				   const char *key, const HloInstr *o)
 {
-	const NameCopy *nc = ctx;
-	const HloInstr *o = *val;
-	HloInstr *d = (unsigned)o->id <= nc->last ? nc->imap[o->id] : NULL;
+	HloInstr *d = (unsigned)o->id <= (unsigned)cx->src->next_id
+			      ? cx->imap[o->id]
+			      : NULL;
 	/* the table's keys are its instructions' own name strings: the
 	 * text is compared only when another string is the key */
-	if (!d || d->parent != nc->dc ||
-	    (key != o->name && strcmp(d->name, key)))
+	if (!d || d->parent != dc || (key != o->name && strcmp(d->name, key)))
 		return NULL;
-	*val = d;
-	return d->name;
+	return d;
 }
 
-/* dc's name table: a copy of sc's (the names are the same), or, when
- * sc's does not name exactly its instructions, one built afresh. */
+/* dc's names as a copy of sc's table, slot for slot (the names are the
+ * same, and so are their hashes), each entry naming the copy of its
+ * instruction (namemap_copy_slots: a large table is mostly empty slots,
+ * each of which a call per entry would cost more). */
+static bool copy_table(CloneCtx *cx, HloComp *dc, const HloComp *sc)
+{
+	const NameMapSlot *src = sc->names.slots;
+	size_t cap = sc->names.cap;
+	NameMapSlot *v = namemap_copy_slots(&dc->names, &sc->names);
+	if (!v)
+		return !cap;
+	const char *tomb = namemap_tomb();
+	size_t dropped = 0;
+	for (size_t i = 0; i < cap; i++) {
+		const NameMapSlot *s = &src[i];
+		if (!s->key) {
+			v[i].key = NULL;
+			v[i].val = NULL;
+			continue;
+		}
+		HloInstr *d = s->key == tomb ? NULL
+					     : named_copy(cx, dc, s->key, s->val);
+		if (d) {
+			v[i] = (NameMapSlot){d->name, d, s->hash, s->len};
+		} else {
+			dropped += s->key != tomb;
+			v[i] = (NameMapSlot){tomb, NULL, s->hash, s->len};
+		}
+	}
+	dc->names.count -= dropped;
+	return true;
+}
+
+/* dc's name table: a copy of sc's, or, when sc's does not name exactly
+ * its instructions, one built afresh. */
 static bool copy_names(CloneCtx *cx, HloComp *dc, const HloComp *sc)
 {
-	NameCopy nc = {cx->imap, (unsigned)cx->src->next_id, dc};
-	if (!namemap_copy(&dc->names, &sc->names, copy_entry, &nc))
+	if (!copy_table(cx, dc, sc))
 		return false;
 	if (dc->names.count == (size_t)dc->n)
 		return true;

@@ -323,3 +323,25 @@ bool namemap_copy(NameMap *dst, const NameMap *src,
 	*dst = (NameMap){v, src->cap, count, src->used, NULL, arena};
 	return true;
 }
+
+/* ---- copies remapped by the caller (see namemap.h) ---------------------- */
+
+NameMapSlot *namemap_copy_slots(NameMap *dst, const NameMap *src)
+{
+	Arena *arena = dst->arena;
+	namemap_free(dst);
+	dst->arena = arena;
+	if (!src->cap)
+		return NULL;
+	/* what namemap_copy allocates, for the caller to fill slot by slot
+	 * as namemap_copy would */
+	NameMapSlot *v = in_arena(dst, src->cap)
+				 ? arena_raw(arena, src->cap * sizeof *v)
+				 : malloc(src->cap * sizeof *v);
+	if (!v)
+		return NULL;
+	*dst = (NameMap){v, src->cap, src->count, src->used, NULL, arena};
+	return v;
+}
+
+const char *namemap_tomb(void) { return TOMB; }

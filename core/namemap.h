@@ -55,6 +55,20 @@ bool namemap_del(NameMap *m, const char *key);
 bool namemap_copy(NameMap *dst, const NameMap *src,
 		  const char *(*remap)(void *ctx, const char *key, void **val),
 		  void *ctx);
+/* namemap_copy with the remap done by the caller, for a large table
+ * (a call per entry costs more than the remap): dst (whose old contents
+ * are freed) gets a table of src's size and src's counts, its slots not
+ * yet written, and returns them; NULL when src has no table (dst then
+ * empty: src->cap is 0) or on out-of-memory (dst empty). The caller then
+ * writes every slot i from src's slot i, as namemap_copy would: an empty
+ * one (key NULL) with key and value NULL; a tombstone (key
+ * namemap_tomb()) as it is; an entry either with an equal key (the hash
+ * and length kept) and its new value, or, to leave it out, as a
+ * tombstone with its hash and length and a NULL value, taking one off
+ * dst->count. */
+NameMapSlot *namemap_copy_slots(NameMap *dst, const NameMap *src);
+/* The key of a deleted entry (a tombstone). */
+const char *namemap_tomb(void);
 /* FNV-1a of the n bytes at s (what name hints are keyed by; the table
  * itself uses a faster hash of its own). */
 unsigned namemap_hash(const char *s, size_t n);

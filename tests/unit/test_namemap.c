@@ -160,12 +160,70 @@ static void copy_keeps_dst_arena(void **state)
 	arena_free(&a);
 }
 
+/* A copy filled slot by slot (namemap_copy_slots): an entry written as
+ * a tombstone is gone, the others are found with their new values,
+ * tombstones of the source stay tombstones, and the table takes more
+ * keys afterwards. */
+static void copy_slots_by_caller(void **state)
+{
+	(void)state;
+	Arena a;
+	arena_init(&a);
+	NameMap src, dst;
+	namemap_init(&src);
+	namemap_init_in(&dst, &a);
+	assert_int_equal(namemap_add(&dst, "old", (void *)1), 1);
+	assert_int_equal(namemap_add(&src, "x", (void *)10), 1);
+	assert_int_equal(namemap_add(&src, "drop", (void *)20), 1);
+	assert_int_equal(namemap_add(&src, "gone", (void *)25), 1);
+	assert_int_equal(namemap_add(&src, "yy", (void *)30), 1);
+	assert_true(namemap_del(&src, "gone"));
+	NameMapSlot *v = namemap_copy_slots(&dst, &src);
+	assert_non_null(v);
+	assert_ptr_equal(dst.arena, &a);
+	const char *tomb = namemap_tomb();
+	for (size_t i = 0; i < src.cap; i++) {
+		const NameMapSlot *s = &src.slots[i];
+		if (!s->key) {
+			v[i].key = NULL;
+			v[i].val = NULL;
+		} else if (s->key == tomb || !strcmp(s->key, "drop")) {
+			dst.count -= s->key != tomb;
+			v[i] = (NameMapSlot){tomb, NULL, s->hash, s->len};
+		} else {
+			v[i] = (NameMapSlot){s->key, (char *)s->val + 1,
+					     s->hash, s->len};
+		}
+	}
+	assert_int_equal(dst.count, 2);
+	assert_null(namemap_get(&dst, "old"));
+	assert_null(namemap_get(&dst, "drop"));
+	assert_null(namemap_get(&dst, "gone"));
+	assert_ptr_equal(namemap_get(&dst, "x"), (void *)11);
+	assert_ptr_equal(namemap_get(&dst, "yy"), (void *)31);
+	assert_int_equal(namemap_add(&dst, "drop", (void *)40), 1);
+	assert_ptr_equal(namemap_get(&dst, "drop"), (void *)40);
+	assert_int_equal(dst.count, 3);
+	namemap_free(&dst);
+	/* no table to copy: NULL, the copy empty */
+	NameMap none;
+	namemap_init(&none);
+	namemap_init_in(&dst, &a);
+	assert_null(namemap_copy_slots(&dst, &none));
+	assert_int_equal(dst.count, 0);
+	assert_null(namemap_get(&dst, "x"));
+	namemap_free(&dst);
+	namemap_free(&src);
+	arena_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(malloc_map_matches_array),
 		cmocka_unit_test(arena_map_matches_array),
 		cmocka_unit_test(copy_keeps_dst_arena),
+		cmocka_unit_test(copy_slots_by_caller),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
