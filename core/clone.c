@@ -148,9 +148,11 @@ static bool clone_instrs(CloneCtx *cx, HloComp *dc, const HloComp *sc)
 		HloInstr *d = &block[i];
 		/* The source's fields, less what ties it to its graph
 		 * (operands, users and parent: wire; attributes, literal:
-		 * below) and what describes its state rather than its
-		 * contents (marks, hints, what verify and the cost model
-		 * remember), which a fresh instruction starts without. */
+		 * below) and what a walk or a hint left there. What verify
+		 * remembers (vsig) is verify_inherit's to give. What the
+		 * cost model remembers (cost_sig, cost_read) is kept: it
+		 * is keyed by vsig, so it holds on the copy just where the
+		 * copy's vsig is the source's. */
 		*d = *s;
 		d->ops = NULL;
 		d->nops = 0;
@@ -163,8 +165,6 @@ static bool clone_instrs(CloneCtx *cx, HloComp *dc, const HloComp *sc)
 		d->literal = NULL;
 		d->vsig = 0;
 		d->user_hint = 0;
-		d->cost_sig = 0;
-		d->cost_read = 0;
 		if (!cx->share) {
 			size_t len = lens[i];
 			d->name = memcpy(names, s->name, len);
