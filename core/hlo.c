@@ -1224,8 +1224,12 @@ HloInstr *hlo_instr_move(HloInstr *ins, HloComp *c, HloInstr *const *ops)
 {
 	HloComp *from = ins->parent;
 	HloModule *m = c->module;
-	if (!from || from == c || from->module != m ||
-	    namemap_add(&c->names, ins->name, ins) != 1)
+	if (!from || from == c || from->module != m)
+		return NULL;
+	/* the name leaves one map for the other: hashed once */
+	size_t len = strlen(ins->name);
+	unsigned h = namemap_key_hash(ins->name, len);
+	if (namemap_addh(&c->names, ins->name, len, h, ins) != 1)
 		return NULL; /* taken (or out of memory) */
 	/* room first (instruction list, each operand's users), so that
 	 * nothing fails once ins is on its way */
@@ -1240,12 +1244,12 @@ HloInstr *hlo_instr_move(HloInstr *ins, HloComp *c, HloInstr *const *ops)
 			o->users = v;
 	}
 	if (!v) {
-		namemap_del(&c->names, ins->name);
+		namemap_delh(&c->names, ins->name, len, h);
 		return NULL;
 	}
 	/* taken out as pass_detach takes it (its users stay) */
 	hlo_instr_drop_operands(ins);
-	namemap_del(&from->names, ins->name);
+	namemap_delh(&from->names, ins->name, len, h);
 	if (from->root == ins)
 		from->root = NULL;
 	ins->parent = c;

@@ -224,7 +224,12 @@ int namemap_add(NameMap *m, const char *key, void *val)
 
 int namemap_addn(NameMap *m, const char *key, size_t n, void *val)
 {
-	unsigned h = key_hash(key, n);
+	return namemap_addh(m, key, n, key_hash(key, n), val);
+}
+
+int namemap_addh(NameMap *m, const char *key, size_t n, unsigned h,
+		 void *val)
+{
 	if (!reserve(m))
 		return -1;
 	size_t mask = m->cap - 1;
@@ -273,7 +278,12 @@ bool namemap_put(NameMap *m, const char *key, void *val)
 bool namemap_del(NameMap *m, const char *key)
 {
 	size_t n = strlen(key);
-	NameMapSlot *s = lookup(m, key, n, key_hash(key, n));
+	return namemap_delh(m, key, n, key_hash(key, n));
+}
+
+bool namemap_delh(NameMap *m, const char *key, size_t n, unsigned h)
+{
+	NameMapSlot *s = lookup(m, key, n, h);
 	if (!s)
 		return false;
 	s->key = TOMB;

@@ -45,7 +45,13 @@ bool namemap_put(NameMap *m, const char *key, void *val);
 int namemap_add(NameMap *m, const char *key, void *val);
 /* namemap_add with strlen(key) known (n): a name just written. */
 int namemap_addn(NameMap *m, const char *key, size_t n, void *val);
+/* namemap_addn given namemap_key_hash(key, n) too: one hash for a name
+ * that moves from one map to another, or that many maps take. */
+int namemap_addh(NameMap *m, const char *key, size_t n, unsigned h,
+		 void *val);
 bool namemap_del(NameMap *m, const char *key);
+/* namemap_del given the length and namemap_key_hash of key. */
+bool namemap_delh(NameMap *m, const char *key, size_t n, unsigned h);
 /* dst (whose old contents are freed) as a copy of src's table, each
  * entry's key and value replaced by what remap gives: remap sees the old
  * key and sets *val; it returns the new key, which must be equal to the
