@@ -1577,6 +1577,25 @@ HloInstr *fz_new_fresh(Fz *z, HloComp *c, HloOpcode op, Shape *shape,
 	}
 }
 
+/* Room in new fused computation fc for what fusions mostly put there
+ * (a consumer, its producers, their parameters, those dropped until
+ * fz_finish: about a dozen), made at once instead of grown from four
+ * slots by doubling. False on out of memory. */
+static bool room_for_fusions(HloModule *m, HloComp *fc)
+{
+	enum { INSTRS = 16, PARAMS = 4 };
+	HloInstr **v = arena_grow(&m->arena, fc->instrs, sizeof *v, &fc->cap,
+				  INSTRS);
+	HloInstr **p = v ? arena_grow(&m->arena, fc->pidx, sizeof *p,
+				      &fc->cap_pidx, PARAMS)
+			 : NULL;
+	if (!p)
+		return false;
+	fc->instrs = v;
+	fc->pidx = p;
+	return true;
+}
+
 /* A new computation named as fz_fresh_name(z, &m->comp_names,
  * "fused_computation", &z->next_comp) would name it, made as
  * fz_new_fresh makes an instruction (hlo_comp_new fails on a taken
@@ -1591,8 +1610,10 @@ static HloComp *new_fused_comp(Fz *z)
 					   "fused_computation", &z->next_comp,
 					   &z->comp_direct, &len);
 		HloComp *fc = hlo_comp_new(m, t);
-		if (fc || !namemap_getn(&m->comp_names, t, len))
-			return fc; /* made, or out of memory */
+		if (fc)
+			return room_for_fusions(m, fc) ? fc : NULL;
+		if (!namemap_getn(&m->comp_names, t, len))
+			return NULL; /* out of memory */
 		z->comp_direct = false;
 	}
 }
@@ -2406,10 +2427,25 @@ static const char *param_name(Fz *z, int64_t no)
 		return z->param_names[no];
 	char buf[48];
 	hlo_numbered_name(buf, sizeof buf, "param_", 6, no);
-	const char *s = arena_strdup(&z->m->arena, buf);
-	if (keep)
+	size_t n = strlen(buf);
+	const char *s = arena_strndup(&z->m->arena, buf, n);
+	if (keep && s) {
 		z->param_names[no] = s;
+		z->param_len[no] = (unsigned char)n;
+		z->param_hash[no] = namemap_key_hash(s, n);
+	}
 	return s;
+}
+
+/* Enters nm, param_name(z, no), into fc's names for q (namemap_add),
+ * with the length and hash found when nm was made. */
+static int add_param_name(Fz *z, HloComp *fc, const char *nm, int64_t no,
+			  HloInstr *q)
+{
+	if (no >= 0 && no < FZ_PARAM_NAMES && z->param_names[no] == nm)
+		return namemap_addh(&fc->names, nm, z->param_len[no],
+				    z->param_hash[no], q);
+	return namemap_add(&fc->names, nm, q);
 }
 
 /* Names the fused parameters param_0, param_1, ... by number: each in one
@@ -2436,7 +2472,7 @@ static void tidy_params(Fz *z, HloComp *fc)
 		}
 		if (q->name == FZ_UNNAMED) {
 			/* a rename without an old name to take out */
-			if (namemap_add(&fc->names, nm, q) == 1)
+			if (add_param_name(z, fc, nm, q->param_no, q) == 1)
 				q->name = nm;
 			else
 				clash = true;

@@ -160,6 +160,10 @@ typedef struct Fz {
 	/* "param_N" for N < FZ_PARAM_NAMES once made (fusion.c:
 	 * param_name) */
 	const char *param_names[FZ_PARAM_NAMES];
+	/* and each one's length and names-map hash (namemap_key_hash),
+	 * for the maps of all the computations tidy_params names */
+	unsigned param_hash[FZ_PARAM_NAMES];
+	unsigned char param_len[FZ_PARAM_NAMES];
 	/* Suffixes for new names (see fresh_name). */
 	int next_fusion, next_comp, next_gte;
 	/* Whether the name at each suffix above was found free at the
