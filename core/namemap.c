@@ -217,6 +217,16 @@ static inline bool reserve(NameMap *m)
 	return (m->used + 1) * 4 < m->cap * 3 || grow(m);
 }
 
+bool namemap_reserve(NameMap *m, size_t n)
+{
+	if ((n + 1) * 4 < m->cap * 3)
+		return true;
+	size_t nc = m->cap ? m->cap : FIRST_TABLE;
+	while ((n + 1) * 4 >= nc * 3)
+		nc *= 2;
+	return rehash(m, nc);
+}
+
 int namemap_add(NameMap *m, const char *key, void *val)
 {
 	return namemap_addn(m, key, strlen(key), val);

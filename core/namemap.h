@@ -50,6 +50,10 @@ int namemap_addn(NameMap *m, const char *key, size_t n, void *val);
 int namemap_addh(NameMap *m, const char *key, size_t n, unsigned h,
 		 void *val);
 bool namemap_del(NameMap *m, const char *key);
+/* Room for n keys in all (tombstones count) without growing, for a
+ * caller that adds many: one table instead of a table and a rehash for
+ * each fourfold growth. false on out-of-memory (m unchanged). */
+bool namemap_reserve(NameMap *m, size_t n);
 /* namemap_del given the length and namemap_key_hash of key. */
 bool namemap_delh(NameMap *m, const char *key, size_t n, unsigned h);
 /* dst (whose old contents are freed) as a copy of src's table, each

@@ -1430,10 +1430,11 @@ void fz_touch(Fz *z, HloComp *c)
 	 * is in by turns */
 	int n = z->ntouched;
 	if ((n > 0 && z->touched[n - 1] == c) ||
-	    (n > 1 && z->touched[n - 2] == c))
+	    (n > 1 && z->touched[n - 2] == c) || z->touched_known == c)
 		return;
 	if (touched_at(z, c) < 0)
 		touch_new(z, c);
+	z->touched_known = c;
 }
 
 /* Candidate k of fz_fresh_name's search for base (n bytes, short):
@@ -1625,6 +1626,8 @@ void fz_drop_comp(Fz *z, HloComp *c)
 	int at = touched_at(z, c);
 	if (at >= 0)
 		z->touched[at] = NULL; /* not re-sorted at the end */
+	if (z->touched_known == c)
+		z->touched_known = NULL;
 	if (!fz_grow((void **)&z->dropped, &z->cap_dropped, z->ndropped + 1,
 		     sizeof *z->dropped)) {
 		z->failed = true;
@@ -3315,6 +3318,10 @@ bool pass_fusion(HloModule *m, PassCtx *cx)
 		z.expect = ops * 3 / 2 < INT32_MAX / 4 ? (int)(ops * 3 / 2)
 						       : 0;
 	if (!fz_index_reserve(&z.touched_ix, consumers))
+		z.failed = true;
+	/* and a name for a fused computation each, at most */
+	if (!namemap_reserve(&m->comp_names,
+			     m->comp_names.used + (size_t)consumers))
 		z.failed = true;
 	for (int i = 0; i < nc && !z.failed; i++)
 		fuse_comp(&z, comps[i], cx->fusion_off);

@@ -143,6 +143,9 @@ typedef struct Fz {
 	HloComp **touched; /* computations changed: re-sorted at the end */
 	int ntouched, cap_touched;
 	FzIndex touched_ix; /* computation -> its place in touched */
+	/* the one fz_touch last found in touched by its index (the
+	 * computation the fusions are in, mostly), or NULL */
+	const HloComp *touched_known;
 	HloComp **dropped;     /* computations to take out at the end */
 	int ndropped, cap_dropped;
 	/* Values whose user lists still name instructions taken out, to
