@@ -1992,7 +1992,8 @@ static void drop_operand_late(HloInstr *f, int i, HloInstr *par,
 /* The fused parameter of f for outer value o, made when f lacks one.
  * held: operands f would have besides (a producer that wrap left out,
  * whose parameter would still be there), which names count. */
-static HloInstr *param_for(Fz *z, HloInstr *f, HloInstr *o, int held)
+static HloInstr *param_for(Fz *z, HloInstr *f, HloInstr *o, int held,
+			   bool touched)
 {
 	HloComp *fc = fz_fused_comp(f);
 	/* Use lists are exact: o is an operand of f exactly when f is one
@@ -2050,7 +2051,8 @@ static HloInstr *param_for(Fz *z, HloInstr *f, HloInstr *o, int held)
 	bool temp = z->temp_params && tidied_cached(z, fc);
 	bool unnamed = temp && z->lazy_params; /* unnamed_in */
 	if (temp) {
-		fz_touch(z, fc); /* so that tidy_params runs on it */
+		if (!touched) /* (copy_into touched it) */
+			fz_touch(z, fc); /* so that tidy_params runs on it */
 		if (!unnamed)
 			hlo_numbered_name(name, sizeof name, "param.new.", 10,
 					  z->m->next_id);
@@ -2067,7 +2069,7 @@ static HloInstr *param_for(Fz *z, HloInstr *f, HloInstr *o, int held)
 
 HloInstr *fz_param_for(Fz *z, HloInstr *f, HloInstr *o)
 {
-	return param_for(z, f, o, 0);
+	return param_for(z, f, o, 0, false);
 }
 
 /* v as an instruction of fused computation fc must be read: v itself,
@@ -2087,6 +2089,14 @@ HloInstr *fz_as_layout(Fz *z, HloComp *fc, HloInstr *v, const Shape *want)
 	fz_touch(z, fc);
 	z->layout_copies++;
 	return c;
+}
+
+/* fz_as_layout, without a call where the shape is v's own (shapes
+ * are mostly shared: nearly always). */
+static inline HloInstr *as_layout(Fz *z, HloComp *fc, HloInstr *v,
+				  const Shape *want)
+{
+	return !v || v->shape == want ? v : fz_as_layout(z, fc, v, want);
 }
 
 /* A copy of s in a fused computation whose name was taken there (two
@@ -2227,9 +2237,9 @@ static HloInstr *copy_into(Fz *z, HloInstr *p, HloInstr *f, int held,
 	 * the operand a plain p reads (p's fused computation: inlining
 	 * compares with its own parameters) */
 	for (int i = 0; i < p->nops && !z->failed; i++) {
-		ops[i] = param_for(z, f, p->ops[i], held);
+		ops[i] = param_for(z, f, p->ops[i], held, true);
 		if (!pc)
-			ops[i] = fz_as_layout(z, fc, ops[i], p->ops[i]->shape);
+			ops[i] = as_layout(z, fc, ops[i], p->ops[i]->shape);
 	}
 	HloInstr *r = NULL;
 	if (z->failed) {
@@ -2352,7 +2362,7 @@ static void fuse_into(Fz *z, HloInstr *p, HloInstr *f, int at)
 		HloInstr *par = hlo_comp_param(fc, i);
 		if (par)
 			hlo_replace_all_uses(par,
-					     fz_as_layout(z, fc, pv, par->shape));
+					     as_layout(z, fc, pv, par->shape));
 		if (z->lazy_params)
 			drop_operand_late(f, i, par, left > 0);
 		else
@@ -2373,7 +2383,7 @@ static void fuse_first(Fz *z, HloInstr *p, HloInstr *f, HloInstr *copy,
 	HloInstr *pv = copy_into(z, p, f, 1, z->lazy_params);
 	HloComp *fc = fz_fused_comp(f);
 	/* read as the parameter for p would have been, in p's shape */
-	HloInstr *x = pv ? fz_as_layout(z, fc, pv, pass_shape_of(z->m, p))
+	HloInstr *x = pv ? as_layout(z, fc, pv, pass_shape_of(z->m, p))
 			 : NULL;
 	if (!x) /* out of memory: p read through a parameter after all */
 		x = fz_param_for(z, f, p);
