@@ -1424,13 +1424,26 @@ static void touch_new(Fz *z, HloComp *c)
 	z->touched[z->ntouched++] = c;
 }
 
-void fz_touch(Fz *z, HloComp *c)
+/* fz_touch's quick answers, inline: the building steps below touch a
+ * fused computation and the one it is in again and again. */
+static inline bool touched_lately(const Fz *z, const HloComp *c)
 {
 	/* the last two: a fusion touches its computation and the one it
 	 * is in by turns */
 	int n = z->ntouched;
-	if ((n > 0 && z->touched[n - 1] == c) ||
-	    (n > 1 && z->touched[n - 2] == c) || z->touched_known == c)
+	return (n > 0 && z->touched[n - 1] == c) ||
+	       (n > 1 && z->touched[n - 2] == c) || z->touched_known == c;
+}
+
+static inline void touch(Fz *z, HloComp *c)
+{
+	if (!touched_lately(z, c))
+		fz_touch(z, c);
+}
+
+void fz_touch(Fz *z, HloComp *c)
+{
+	if (touched_lately(z, c))
 		return;
 	if (touched_at(z, c) < 0)
 		touch_new(z, c);
@@ -1854,7 +1867,7 @@ static HloInstr *wrap(Fz *z, HloInstr *c, const HloInstr *p, HloInstr *stand,
 	f->attrs = a;
 	f->nattrs = f->cap_attrs = 2;
 	touch_new(z, fc);
-	fz_touch(z, outer);
+	touch(z, outer);
 	fz_group_put(z->groups, f, g);
 	/* f is appended; the computation is re-sorted when the pass ends
 	 * (topo_sort puts it just before its first user). fc's root is
@@ -2052,7 +2065,7 @@ static HloInstr *param_for(Fz *z, HloInstr *f, HloInstr *o, int held,
 	bool unnamed = temp && z->lazy_params; /* unnamed_in */
 	if (temp) {
 		if (!touched) /* (copy_into touched it) */
-			fz_touch(z, fc); /* so that tidy_params runs on it */
+			touch(z, fc); /* so that tidy_params runs on it */
 		if (!unnamed)
 			hlo_numbered_name(name, sizeof name, "param.new.", 10,
 					  z->m->next_id);
@@ -2223,8 +2236,8 @@ static HloInstr *copy_into(Fz *z, HloInstr *p, HloInstr *f, int held,
 			   bool move)
 {
 	HloComp *fc = fz_fused_comp(f);
-	fz_touch(z, fc);
-	fz_touch(z, f->parent);
+	touch(z, fc);
+	touch(z, f->parent);
 	HloInstr *small[16];
 	HloInstr **ops = p->nops < 16 ? small
 				      : malloc(sizeof *ops * (size_t)(p->nops + 1));
