@@ -499,8 +499,9 @@ static inline HloInstr *instr_block(Arena *a, int nops)
 	return ins;
 }
 
-HloInstr *hlo_instr_new_unlisted(HloComp *c, HloOpcode op, Shape *shape,
-				 const char *name)
+/* hlo_instr_new_unlisted's body (inline in hlo_param_new_unlisted) */
+static inline __attribute__((always_inline)) HloInstr *
+new_unlisted(HloComp *c, HloOpcode op, Shape *shape, const char *name)
 {
 	HloModule *m = c->module;
 	HloInstr *ins = instr_block(&m->arena, 0);
@@ -517,6 +518,40 @@ HloInstr *hlo_instr_new_unlisted(HloComp *c, HloOpcode op, Shape *shape,
 	ins->parent = c;
 	c->instrs[c->n++] = ins;
 	return ins;
+}
+
+HloInstr *hlo_instr_new_unlisted(HloComp *c, HloOpcode op, Shape *shape,
+				 const char *name)
+{
+	return new_unlisted(c, op, shape, name);
+}
+
+/* hlo_comp_param_added's body (inline in hlo_param_new_unlisted) */
+static inline void param_added(HloComp *c, HloInstr *p)
+{
+	if (p->param_no != c->npidx) {
+		c->npidx = 0;
+		return;
+	}
+	HloInstr **v = arena_grow(&c->module->arena, c->pidx, sizeof *v,
+				  &c->cap_pidx, c->npidx + 1);
+	if (!v) {
+		c->npidx = 0;
+		return;
+	}
+	c->pidx = v;
+	c->pidx[c->npidx++] = p;
+}
+
+HloInstr *hlo_param_new_unlisted(HloComp *c, Shape *shape, const char *name,
+				 int64_t no)
+{
+	HloInstr *par = new_unlisted(c, HLO_PARAMETER, shape, name);
+	if (par) {
+		par->param_no = no;
+		param_added(c, par);
+	}
+	return par;
 }
 
 /* hlo_instr_new with its name already in the module's arena; when that
@@ -846,21 +881,7 @@ void hlo_comp_param_dropped(HloComp *c, int64_t number)
 	c->npidx--;
 }
 
-void hlo_comp_param_added(HloComp *c, HloInstr *p)
-{
-	if (p->param_no != c->npidx) {
-		c->npidx = 0;
-		return;
-	}
-	HloInstr **v = arena_grow(&c->module->arena, c->pidx, sizeof *v,
-				  &c->cap_pidx, c->npidx + 1);
-	if (!v) {
-		c->npidx = 0;
-		return;
-	}
-	c->pidx = v;
-	c->pidx[c->npidx++] = p;
-}
+void hlo_comp_param_added(HloComp *c, HloInstr *p) { param_added(c, p); }
 
 HloInstr *hlo_comp_param_reindex(const HloComp *c, int64_t number)
 {

@@ -271,6 +271,11 @@ HloInstr *hlo_instr_new_unique(HloComp *c, HloOpcode op, Shape *shape,
  * pass that names what it makes at the end. NULL on out of memory. */
 HloInstr *hlo_instr_new_unlisted(HloComp *c, HloOpcode op, Shape *shape,
 				 const char *name);
+/* Parameter number no of c made as hlo_instr_new_unlisted makes one, and
+ * entered in c's parameter index (hlo_comp_param_added): in one call,
+ * for a pass that makes thousands. NULL on out of memory. */
+HloInstr *hlo_param_new_unlisted(HloComp *c, Shape *shape, const char *name,
+				 int64_t no);
 /* The same without copying name, which must be a string in c's module's
  * arena (an instruction's name there: names are never changed in place;
  * a rename gives an instruction a new string). */

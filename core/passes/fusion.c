@@ -1730,15 +1730,10 @@ static bool unnamed_in(Fz *z, const HloComp *fc)
 static HloInstr *new_param(HloComp *fc, Shape *shape, const char *name,
 			   int64_t no)
 {
-	HloInstr *par;
-	if (name) {
-		par = hlo_instr_new_unique(fc, HLO_PARAMETER, shape, name, 0,
-					   NULL);
-	} else {
-		/* with room for its first users, as any instruction */
-		par = hlo_instr_new_unlisted(fc, HLO_PARAMETER, shape,
-					     FZ_UNNAMED);
-	}
+	if (!name) /* with room for its first users, as any instruction */
+		return hlo_param_new_unlisted(fc, shape, FZ_UNNAMED, no);
+	HloInstr *par = hlo_instr_new_unique(fc, HLO_PARAMETER, shape, name, 0,
+					     NULL);
 	if (par) {
 		par->param_no = no;
 		hlo_comp_param_added(fc, par);
