@@ -139,6 +139,9 @@ typedef struct Fz {
 	 * drop_operand_late). Only pass fusion: multi-output fusion and
 	 * `fuse` take the plain path. */
 	bool lazy_params;
+	/* No fusion was in the module when the pass began (pass fusion):
+	 * then none is copied, and fz_finish has none to unshare. */
+	bool own_fusions_only;
 	int nfused;
 	HloComp **touched; /* computations changed: re-sorted at the end */
 	int ntouched, cap_touched;
