@@ -2008,6 +2008,28 @@ static void drop_operand_late(HloInstr *f, int i, HloInstr *par,
 	drop_op_known(f, i, elsewhere);
 }
 
+/* param_for's parameter for o, the last operand of f, where it is named
+ * at once: param_N by its number, the name tidy_params gives it at the
+ * end. In a computation tidy_params renames (temp), where param_N is
+ * often still held by a parameter renumbered since, a name from the
+ * module's instruction count instead (no search for a free one): when
+ * no other instruction is named param..., which a parameter holding
+ * param_N would have pushed to another name. (Out of line: while
+ * lazy_params, the parameters made there go unnamed, unnamed_in.) */
+static __attribute__((noinline)) HloInstr *
+named_param(Fz *z, HloInstr *f, HloInstr *o, int held, bool temp)
+{
+	char name[40];
+	if (temp)
+		hlo_numbered_name(name, sizeof name, "param.new.", 10,
+				  z->m->next_id);
+	else
+		hlo_numbered_name(name, sizeof name, "param_", 6,
+				  f->nops - 1 + held);
+	return new_param(fz_fused_comp(f), pass_shape_of(z->m, o), name,
+			 f->nops - 1);
+}
+
 /* The fused parameter of f for outer value o, made when f lacks one.
  * held: operands f would have besides (a producer that wrap left out,
  * whose parameter would still be there), which names count. */
@@ -2059,28 +2081,13 @@ static HloInstr *param_for(Fz *z, HloInstr *f, HloInstr *o, int held,
 	/* o is in no other slot (looked for above): f joins its users
 	 * without hlo_set_operand's look over f's operands */
 	hlo_set_operand_known(f, f->nops - 1, o, false, false);
-	/* param_N by its number, the name tidy_params gives it at the end.
-	 * In a computation tidy_params renames, where param_N is often
-	 * still held by a parameter renumbered since, a name from the
-	 * module's instruction count instead (no search for a free one):
-	 * when no other instruction is named param..., which a parameter
-	 * holding param_N would have pushed to another name. While
-	 * lazy_params, no name at all there (unnamed_in). */
-	char name[40];
 	bool temp = z->temp_params && tidied_cached(z, fc);
-	bool unnamed = temp && z->lazy_params; /* unnamed_in */
-	if (temp) {
-		if (!touched) /* (copy_into touched it) */
-			touch(z, fc); /* so that tidy_params runs on it */
-		if (!unnamed)
-			hlo_numbered_name(name, sizeof name, "param.new.", 10,
-					  z->m->next_id);
-	} else {
-		hlo_numbered_name(name, sizeof name, "param_", 6,
-				  f->nops - 1 + held);
-	}
-	HloInstr *par = new_param(fc, pass_shape_of(z->m, o),
-				  unnamed ? NULL : name, f->nops - 1);
+	if (temp && !touched) /* (copy_into touched it) */
+		touch(z, fc); /* so that tidy_params runs on it */
+	HloInstr *par = temp && z->lazy_params /* unnamed_in */
+				? new_param(fc, pass_shape_of(z->m, o), NULL,
+					    f->nops - 1)
+				: named_param(z, f, o, held, temp);
 	if (!par)
 		z->failed = true;
 	return par;
@@ -2310,10 +2317,11 @@ static void fused(Fz *z, HloInstr *p, HloInstr *f, HloInstr *pv, Group g,
 	/* Scanned again: when p brings many instructions, or when the
 	 * costly op is a division, which stops being costly once its
 	 * constant divisor is fused in. */
+	/* (costly is the opcode's name from the table: scan_one) */
 	bool division = g.costly && (g.costly[0] == 'd' ||
 				     g.costly[0] == 'r') &&
-			(!strcmp(g.costly, "divide") ||
-			 !strcmp(g.costly, "remainder"));
+			(g.costly == hlo_opcode_name(HLO_DIVIDE) ||
+			 g.costly == hlo_opcode_name(HLO_REMAINDER));
 	if (p->op == HLO_FUSION || division || z->layout_copies != copies) {
 		g = fz_group(z->groups, f);
 	} else {
