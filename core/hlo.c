@@ -323,17 +323,19 @@ void hlo_module_remove_comps(HloModule *m, HloComp *const *v, int n)
 {
 	if (n <= 0)
 		return;
-	/* One sweep: the name map says which go (names are unique). */
+	/* One sweep: those that go are marked (a fresh generation), not
+	 * looked up by name. */
+	unsigned gen = hlo_new_mark(m);
 	for (int i = 0; i < n; i++) {
 		namemap_del(&m->comp_names, v[i]->name);
 		namemap_free(&v[i]->names);
+		v[i]->mark = gen;
 		if (m->entry == v[i])
 			m->entry = NULL;
 	}
 	int k = 0;
 	for (int i = 0; i < m->ncomps; i++)
-		if (namemap_get(&m->comp_names, m->comps[i]->name) ==
-		    m->comps[i])
+		if (m->comps[i]->mark != gen)
 			m->comps[k++] = m->comps[i];
 	m->ncomps = k;
 }
