@@ -707,8 +707,18 @@ void hlo_instr_drop_operands(HloInstr *ins)
 	int n = ins->nops;
 	/* the user lists end as hlo_set_operand's would leave them: ins
 	 * leaves each distinct operand's list once */
+	if (n <= 32) { /* (most: one or two) */
+		for (int i = 0; i < n; i++) {
+			HloInstr *o = ins->ops[i];
+			if (o && !uses_before(ins, o, i))
+				remove_user(o, ins);
+		}
+		for (int i = 0; i < n; i++)
+			ins->ops[i] = NULL;
+		return;
+	}
 	PtrSet seen_set = {0};
-	bool big = n > 32 && ptrset_init(&seen_set, n);
+	bool big = ptrset_init(&seen_set, n);
 	for (int i = 0; i < n; i++) {
 		HloInstr *o = ins->ops[i];
 		if (!o)
