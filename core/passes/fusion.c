@@ -2331,7 +2331,12 @@ static void fused(Fz *z, HloInstr *p, HloInstr *f, HloInstr *pv, Group g,
 		g.nparams += f->nops - nops;
 		fz_group_put(z->groups, f, g);
 	}
-	fz_set_kind(f, fz_kind_from(&g));
+	/* (mostly the kind it had, in its first attribute: nothing to
+	 * set) */
+	FKind kind = fz_kind_from(&g);
+	if (!f->nattrs || f->attrs[0].key != A_KIND ||
+	    f->attrs[0].u.s != kind_names[kind])
+		fz_set_kind(f, kind);
 	if (pv == p) { /* moved in, not copied (copy_into) */
 #if XR_ASAN
 		for (int i = 0; i < p->nusers; i++)
