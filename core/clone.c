@@ -148,11 +148,14 @@ static bool clone_instrs(CloneCtx *cx, HloComp *dc, const HloComp *sc)
 		HloInstr *d = &block[i];
 		/* The source's fields, less what ties it to its graph
 		 * (operands, users and parent: wire; attributes, literal:
-		 * below) and what a walk or a hint left there. What verify
-		 * remembers (vsig) is verify_inherit's to give. What the
-		 * cost model remembers (cost_sig, cost_read) is kept: it
-		 * is keyed by vsig, so it holds on the copy just where the
-		 * copy's vsig is the source's. */
+		 * below) and what a walk or a hint left there. What the
+		 * verifier's signature reads of s is shared when the clone
+		 * shares shapes and attribute values (verify.c's
+		 * instr_sig_in), so vsig holds for d too; a copying clone
+		 * leaves it to verify_inherit. What the cost model
+		 * remembers (cost_sig, cost_read) is kept: it is keyed by
+		 * vsig, so it holds on the copy just where the copy's vsig
+		 * is the source's. */
 		*d = *s;
 		d->ops = NULL;
 		d->nops = 0;
@@ -163,7 +166,7 @@ static bool clone_instrs(CloneCtx *cx, HloComp *dc, const HloComp *sc)
 		d->nattrs = d->cap_attrs = 0;
 		d->attrs = NULL;
 		d->literal = NULL;
-		d->vsig = 0;
+		d->vsig = cx->share ? s->vsig : 0;
 		d->user_hint = 0;
 		if (!cx->share) {
 			size_t len = lens[i];

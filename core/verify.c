@@ -17,6 +17,7 @@
 #include "verify.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -755,12 +756,14 @@ static uint64_t mixp(uint64_t h, const void *p)
 	return mix(h, (uint64_t)(uintptr_t)p);
 }
 
-/* What a caller's checks read of computation c: its address, root,
- * root's shape, parameters' numbers and shapes, and size. */
-static uint64_t comp_hash(const HloComp *c)
+/* What a caller's checks read of computation c: whether it is the
+ * entry (calls_entry), its root's shape, its parameters' numbers and
+ * shapes in order (params_of), and its size. Not its address nor its
+ * root's: the same in a clone (see instr_sig_in). */
+static uint64_t comp_hash(const V *v, const HloComp *c)
 {
-	uint64_t h = mixp(mixp(0, c), c->root);
-	h = mixp(h, c->root ? c->root->shape : NULL);
+	uint64_t h = mix(v->m && c == v->m->entry ? 3 : 2,
+			 (uint64_t)(uintptr_t)(c->root ? c->root->shape : NULL));
 	for (int i = 0; i < c->n; i++) {
 		const HloInstr *p = c->instrs[i];
 		if (p->op == HLO_PARAMETER)
@@ -776,7 +779,7 @@ static uint64_t comp_sig(V *v, uint64_t h, const HloComp *c)
 {
 	if (c != v->sig_comp) {
 		v->sig_comp = c;
-		v->sig_comp_hash = comp_hash(c);
+		v->sig_comp_hash = comp_hash(v, c);
 	}
 	return mix(h, v->sig_comp_hash);
 }
@@ -789,31 +792,18 @@ static const bool comp_key[A_COUNT] = {
 #undef ATTR
 };
 
-/* The same as bits, 1 << key, for sig_attrs: a key with a bit there
- * (or a stray key of 64 or more that lands on one) sends it to
- * sig_calls, which asks calls_comps. */
-static const uint64_t comp_keys = 0
-#define ATTR(e, s, k) \
-	| ((k) == AV_COMP || (k) == AV_COMPS ? (uint64_t)1 << (e) : 0)
-#include "attrs.def"
-#undef ATTR
-	;
-_Static_assert(A_COUNT <= 64, "comp_keys has a bit for each key");
-
 static bool calls_comps(const HloAttr *a)
 {
 	return (unsigned)a->key < A_COUNT && comp_key[a->key];
 }
 
 /* instr_sig's part for what ins calls (some attribute's key is one
- * whose value is computations): the entry, then each called
- * computation; *ncalled gets how many. Apart: few instructions call
- * anything. */
+ * whose value is computations): each called computation (comp_sig);
+ * *ncalled gets how many. Apart: few instructions call anything. */
 static __attribute__((noinline)) uint64_t
 sig_calls(V *v, const HloInstr *ins, uint64_t h, int *ncalled)
 {
 	int n = 0;
-	h = mixp(h, v->m ? v->m->entry : NULL);
 	for (int i = 0; i < ins->nattrs; i++) {
 		const HloAttr *a = &ins->attrs[i];
 		for (int k = 0; calls_comps(a) && k < a->u.comps.n; k++) {
@@ -826,26 +816,44 @@ sig_calls(V *v, const HloInstr *ins, uint64_t h, int *ncalled)
 	return h;
 }
 
+/* For each key (taken mod 64), the bits of an attribute's last word
+ * that sig_attrs leaves out: for a key whose value is a list of
+ * computations all of them (u.comps.v: the list's address, a clone's
+ * own), else none. A stray key of 64 or more that lands on such a key
+ * loses them too: nothing reads its value (check_instr finds
+ * attributes by key). */
+static const uint64_t list_word[64] = {
+#define ATTR(e, s, k) [e] = (k) == AV_COMP || (k) == AV_COMPS ? ~(uint64_t)0 : 0,
+#include "attrs.def"
+#undef ATTR
+};
+_Static_assert(A_COUNT <= 64, "list_word has a slot for each key");
+_Static_assert(offsetof(HloAttr, u.comps.v) + 8 == sizeof(HloAttr),
+	       "the list of computations is an attribute's last word");
+
 /* instr_sig's part for ins's attributes: their bytes (a value replaced
  * in its slot changes them; values themselves are never changed in
  * place), then each called computation (sig_calls); *ncalled gets how
- * many ins calls. */
+ * many ins calls. A list of computations is a clone's own (the values
+ * it points to are the clone's computations): not its address, but
+ * what sig_calls takes of each. */
 static inline __attribute__((always_inline)) uint64_t
 sig_attrs(V *v, const HloInstr *ins, uint64_t h, int *ncalled)
 {
-	uint64_t keys = 0; /* a bit for each key there (see comp_keys) */
+	uint64_t lists = 0; /* nonzero once a key's value is a list */
 	const HloAttr *a = ins->attrs, *end = a + ins->nattrs;
 	for (; a < end; a++) {
 		const unsigned char *ab = (const unsigned char *)a;
+		uint64_t drop = list_word[(unsigned)a->key & 63];
+		lists |= drop;
 #pragma GCC unroll 8
 		for (size_t k = 0; k + 8 <= sizeof *a; k += 8) {
 			uint64_t w;
 			memcpy(&w, ab + k, 8);
-			h = mix(h, w);
+			h = mix(h, k + 8 == sizeof *a ? w & ~drop : w);
 		}
-		keys |= (uint64_t)1 << ((unsigned)a->key & 63);
 	}
-	if (keys & comp_keys)
+	if (lists)
 		return sig_calls(v, ins, h, ncalled);
 	*ncalled = 0;
 	return h;
@@ -866,47 +874,59 @@ typedef struct Order {
 } Order;
 
 /* Everything check_instr reads, as one hash: the instruction's opcode,
- * shape, attributes (their bytes: a value replaced in place changes
- * them), literal and computation; each operand, its shape and whether
- * it is in the same computation (all operands_present and the cycle
- * walk ask of its computation); each called computation with its root
- * and parameters' shapes. Shapes and attribute values are not changed
- * once an instruction holds them (a pass makes new ones), and nothing in
- * a module's arena is freed before the module, so equal pointers are
- * equal contents. *ncalled gets how many computations ins calls. */
+ * shape and attributes (their bytes: a value replaced in place changes
+ * them), and whether it holds a literal (the checks read no more of
+ * it); whether it is in c, the computation it is listed in (its
+ * parent's address only when not); each operand (by id: ids are unique
+ * in a module and never given again), its shape and whether it is in
+ * the same computation (all operands_present and the cycle walk ask of
+ * its computation); each called computation (comp_hash). Shapes and
+ * attribute values are not changed once an instruction holds them (a
+ * pass makes new ones), and nothing in a module's arena is freed before
+ * the module, so equal pointers are equal contents.
+ *
+ * No address of the module's own graph goes in (operands, parent,
+ * called computations, lists of computations): a clone that shares the
+ * source's shapes and attribute values (hlo_module_clone) has the same
+ * signatures, and takes vsig as it is.
+ *
+ * *ncalled gets how many computations ins calls. */
 static inline __attribute__((always_inline)) uint64_t
-instr_sig_in(V *v, const HloInstr *ins, int *ncalled, Order *ord)
+instr_sig_in(V *v, const HloInstr *ins, const HloComp *c, int *ncalled,
+	     Order *ord)
 {
 	/* opcode and operand count in one word, attribute count and
 	 * whether there is a literal in another (nothing lost) */
 	uint64_t h = (uint64_t)(uint32_t)ins->op << 32 | (uint32_t)ins->nops;
 	h = mix(h, (uint64_t)(uint32_t)ins->nattrs |
 			   (uint64_t)(ins->literal != NULL) << 32);
-	if (ins->literal)
-		h = mixp(h, ins->literal);
-	h = mixp(mixp(h, ins->shape), ins->parent);
+	/* a Shape's address is even: the low bit is free */
+	h = mix(h, (uint64_t)(uintptr_t)ins->shape | (ins->parent != c));
+	if (ins->parent != c)
+		h = mixp(h, ins->parent);
 	*ncalled = 0;
 	if (ins->nattrs)
 		h = sig_attrs(v, ins, h, ncalled);
 	for (int i = 0; i < ins->nops; i++) {
 		const HloInstr *o = ins->ops[i];
-		h = mixp(h, o);
-		/* a Shape's address is even: the low bit is free */
-		if (o) {
-			h = mix(h, (uint64_t)(uintptr_t)o->shape |
-					   (o->parent != ins->parent));
-			if (ord)
-				ord->ok &= o->parent != ord->c ||
-					   o->mark == ord->passed;
+		if (!o) {
+			h = mix(h, 0);
+			continue;
 		}
+		h = mix(mix(h, (uint64_t)(uint32_t)o->id + 1),
+			(uint64_t)(uintptr_t)o->shape |
+				(o->parent != ins->parent));
+		if (ord)
+			ord->ok &= o->parent != ord->c ||
+				   o->mark == ord->passed;
 	}
 	return h ? h : 1; /* never 0, "never checked" */
 }
 
 static inline __attribute__((always_inline)) uint64_t
-instr_sig(V *v, const HloInstr *ins, int *ncalled)
+instr_sig(V *v, const HloInstr *ins, const HloComp *c, int *ncalled)
 {
-	return instr_sig_in(v, ins, ncalled, NULL);
+	return instr_sig_in(v, ins, c, ncalled, NULL);
 }
 
 /* shape_hash, asking only when its cache is empty (most shapes here
@@ -1604,8 +1624,8 @@ static void check_comp(V *v, HloModule *m, HloComp *c)
 	for (int i = 0; i < c->n; i++) {
 		HloInstr *x = c->instrs[i];
 		int nc;
-		uint64_t s = m ? instr_sig_in(v, x, &nc, &ord)
-			       : instr_sig(v, x, &nc);
+		uint64_t s = m ? instr_sig_in(v, x, c, &nc, &ord)
+			       : instr_sig(v, x, c, &nc);
 		if (m)
 			x->mark = ord.passed;
 		if (x->op == HLO_PARAMETER)
@@ -1738,10 +1758,27 @@ bool verify_module_changed(HloModule *m, Diag *d, const SrcFile *f,
 	return ok;
 }
 
+/* Whether dst's instructions hold src's shapes (hlo_module_clone shared
+ * them), asked of the first instruction with a shape. */
+static bool shares_shapes(const HloModule *dst, const HloModule *src)
+{
+	for (int i = 0; i < src->ncomps; i++) {
+		const HloComp *cs = src->comps[i], *cd = dst->comps[i];
+		for (int k = 0; k < cs->n && k < cd->n; k++)
+			if (cs->instrs[k]->shape)
+				return cd->instrs[k]->shape == cs->instrs[k]->shape;
+	}
+	return false;
+}
+
+/* A clone that shares src's shapes and attribute values took each vsig
+ * as it was (the signatures are the same: instr_sig_in); one that
+ * copied them gets them here, for each instruction whose signature in
+ * src is still the one that passed. */
 void verify_inherit(HloModule *dst, const HloModule *src)
 {
 	V vs = {.m = src}, vd = {.m = dst};
-	if (dst->ncomps != src->ncomps)
+	if (dst->ncomps != src->ncomps || shares_shapes(dst, src))
 		return;
 	for (int i = 0; i < src->ncomps; i++) {
 		const HloComp *cs = src->comps[i];
@@ -1753,8 +1790,8 @@ void verify_inherit(HloModule *dst, const HloModule *src)
 			HloInstr *d = cd->instrs[k];
 			int nc;
 			if (s->vsig && s->op == d->op &&
-			    s->vsig == instr_sig(&vs, s, &nc))
-				d->vsig = instr_sig(&vd, d, &nc);
+			    s->vsig == instr_sig(&vs, s, cs, &nc))
+				d->vsig = instr_sig(&vd, d, cd, &nc);
 		}
 	}
 }

@@ -569,6 +569,58 @@ static void verify_changed_rechecks_what_moved(void **state)
 	hlo_module_free(m);
 }
 
+/* A clone shares its source's shapes and attribute values, so it takes
+ * each instruction's signature as it is (hlo_module_clone): nothing to
+ * check after it, a constant included. A change made to the source after
+ * its last run, or to the clone after the copy, is still caught: an
+ * operand replaced, a list of computations pointed at another with
+ * other parameters. A clone of a clone copies everything and gets its
+ * signatures from verify_inherit. */
+static void verify_clone_keeps_signatures(void **state)
+{
+	(void)state;
+	const char *text = MOD(
+		ADD_F32
+		"addi {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n"
+		"  ROOT s = s32[] add(a, b)\n}\n\n"
+		"ENTRY e {\n"
+		"  p = f32[4] parameter(0)\n"
+		"  q = f32[2] parameter(1)\n"
+		"  z = f32[] constant(0)\n"
+		"  r = f32[] reduce(p, z), dimensions={0}, to_apply=add\n"
+		"  ROOT n = f32[4] negate(p)\n}\n");
+	HloModule *m = load_text(text);
+	int checked = -1;
+	HloModule *c = hlo_module_clone(m);
+	assert_non_null(c);
+	assert_true(changed_ok(c, &checked));
+	assert_int_equal(checked, 0);
+	/* the clone's reduce pointed at a reducer of other types */
+	HloInstr *r = hlo_comp_find(c->entry, "r");
+	HloAttr *to = hlo_attr_find(r, A_TO_APPLY);
+	HloComp *add = to->u.comps.v[0];
+	to->u.comps.v[0] = hlo_module_find_comp(c, "addi");
+	assert_false(changed_ok(c, &checked));
+	to->u.comps.v[0] = add;
+	assert_true(changed_ok(c, &checked));
+	/* a clone of the clone copies all: verify_inherit */
+	HloModule *c2 = hlo_module_clone(c);
+	assert_non_null(c2);
+	verify_inherit(c2, c);
+	assert_true(changed_ok(c2, &checked));
+	assert_int_equal(checked, 0);
+	hlo_module_free(c2);
+	hlo_module_free(c);
+	/* m broken after its last run: the clone does not take it */
+	HloComp *e = m->entry;
+	hlo_set_operand(hlo_comp_find(e, "n"), 0, hlo_comp_find(e, "q"));
+	c = hlo_module_clone(m);
+	assert_non_null(c);
+	assert_false(changed_ok(c, &checked));
+	hlo_module_free(c);
+	hlo_module_free(m);
+}
+
 /* A computation that failed as a whole (a cycle) keeps no verdicts: a
  * second incremental run with nothing changed still refuses it (each
  * instruction's own checks passed the first time, and a run that finds
@@ -956,6 +1008,7 @@ int main(void)
 		cmocka_unit_test(verify_map_and_select_and_scatter),
 		cmocka_unit_test(verify_collects_and_caps_errors),
 		cmocka_unit_test(verify_changed_rechecks_what_moved),
+		cmocka_unit_test(verify_clone_keeps_signatures),
 		cmocka_unit_test(verify_changed_cycle_twice),
 		cmocka_unit_test(verify_cycle_stale_marks),
 		cmocka_unit_test(verify_changed_order_walk),
