@@ -151,7 +151,7 @@ static bool clone_instrs(CloneCtx *cx, HloComp *dc, const HloComp *sc)
 		 * below) and what a walk or a hint left there. What the
 		 * verifier's signature reads of s is shared when the clone
 		 * shares shapes and attribute values (verify.c's
-		 * instr_sig_in), so vsig holds for d too; a copying clone
+		 * instr_sig), so vsig holds for d too; a copying clone
 		 * leaves it to verify_inherit. What the cost model
 		 * remembers (cost_sig, cost_read) is kept: it is keyed by
 		 * vsig, so it holds on the copy just where the copy's vsig

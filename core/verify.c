@@ -35,6 +35,10 @@ typedef struct V {
 	Arena tmp; /* inferred shapes and message text; reset now and then */
 	bool changed_only; /* verify_module_changed */
 	int checked;       /* instructions the checks ran on */
+	/* check_comp's list of callers (v->calls) is being made:
+	 * sig_calls puts them on it */
+	bool listing;
+	int ncalls;
 	/* check_cycles' stacks, reused from one computation to the next */
 	HloInstr **stack;
 	int *next, cap;
@@ -44,7 +48,8 @@ typedef struct V {
 	int nseen, cap_seen;
 	/* check_comp's list of what to check, with their signatures, and
 	 * of the computation's parameters and callers */
-	HloInstr **todo, **params, **calls;
+	HloInstr **todo, **params;
+	const HloInstr **calls;
 	uint64_t *sigs;
 	int cap_todo;
 	/* the first instruction seen calling each computation in this run,
@@ -759,7 +764,7 @@ static uint64_t mixp(uint64_t h, const void *p)
 /* What a caller's checks read of computation c: whether it is the
  * entry (calls_entry), its root's shape, its parameters' numbers and
  * shapes in order (params_of), and its size. Not its address nor its
- * root's: the same in a clone (see instr_sig_in). */
+ * root's: the same in a clone (see instr_sig). */
 static uint64_t comp_hash(const V *v, const HloComp *c)
 {
 	uint64_t h = mix(v->m && c == v->m->entry ? 3 : 2,
@@ -798,10 +803,12 @@ static bool calls_comps(const HloAttr *a)
 }
 
 /* instr_sig's part for what ins calls (some attribute's key is one
- * whose value is computations): each called computation (comp_sig);
- * *ncalled gets how many. Apart: few instructions call anything. */
+ * whose value is computations): each called computation (comp_sig).
+ * While check_comp lists its instructions (v->listing), ins goes on
+ * its list of callers when it calls any. Apart: few instructions call
+ * anything. */
 static __attribute__((noinline)) uint64_t
-sig_calls(V *v, const HloInstr *ins, uint64_t h, int *ncalled)
+sig_calls(V *v, const HloInstr *ins, uint64_t h)
 {
 	int n = 0;
 	for (int i = 0; i < ins->nattrs; i++) {
@@ -812,7 +819,8 @@ sig_calls(V *v, const HloInstr *ins, uint64_t h, int *ncalled)
 			n++;
 		}
 	}
-	*ncalled = n;
+	if (n && v->listing)
+		v->calls[v->ncalls++] = ins;
 	return h;
 }
 
@@ -833,12 +841,12 @@ _Static_assert(offsetof(HloAttr, u.comps.v) + 8 == sizeof(HloAttr),
 
 /* instr_sig's part for ins's attributes: their bytes (a value replaced
  * in its slot changes them; values themselves are never changed in
- * place), then each called computation (sig_calls); *ncalled gets how
- * many ins calls. A list of computations is a clone's own (the values
- * it points to are the clone's computations): not its address, but
- * what sig_calls takes of each. */
+ * place), then each called computation (sig_calls). A list of
+ * computations is a clone's own (the values it points to are the
+ * clone's computations): not its address, but what sig_calls takes of
+ * each. */
 static inline __attribute__((always_inline)) uint64_t
-sig_attrs(V *v, const HloInstr *ins, uint64_t h, int *ncalled)
+sig_attrs(V *v, const HloInstr *ins, uint64_t h)
 {
 	uint64_t lists = 0; /* nonzero once a key's value is a list */
 	const HloAttr *a = ins->attrs, *end = a + ins->nattrs;
@@ -853,80 +861,64 @@ sig_attrs(V *v, const HloInstr *ins, uint64_t h, int *ncalled)
 			h = mix(h, k + 8 == sizeof *a ? w & ~drop : w);
 		}
 	}
-	if (lists)
-		return sig_calls(v, ins, h, ncalled);
-	*ncalled = 0;
-	return h;
+	return lists ? sig_calls(v, ins, h) : h;
 }
-
-/* in_order's question, asked by check_comp's signature walk on the way
- * (it reads each operand's parent anyway): whether each operand in c
- * comes before its user in c->instrs. Each instruction walked gets the
- * fresh generation passed once its operands are looked at (a mark left
- * by another walk is never equal to it), so an operand with that mark
- * sits at a place before its user's first place and no edge goes back:
- * ok is never a wrong "yes". ok stays true when there is no module (no
- * cycle walk either: check_cycles). */
-typedef struct Order {
-	const HloComp *c;
-	unsigned passed;
-	bool ok;
-} Order;
 
 /* Everything check_instr reads, as one hash: the instruction's opcode,
  * shape and attributes (their bytes: a value replaced in place changes
- * them), and whether it holds a literal (the checks read no more of
- * it); whether it is in c, the computation it is listed in (its
- * parent's address only when not); each operand (by id: ids are unique
- * in a module and never given again), its shape and whether it is in
- * the same computation (all operands_present and the cycle walk ask of
- * its computation); each called computation (comp_hash). Shapes and
- * attribute values are not changed once an instruction holds them (a
- * pass makes new ones), and nothing in a module's arena is freed before
- * the module, so equal pointers are equal contents.
+ * them; not its literal, which no check reads); whether it is in c, the
+ * computation it is listed in (its parent's address only when not);
+ * each operand (by id: ids are unique in a module and never given
+ * again), its shape and whether it is in the same computation (all
+ * operands_present and the cycle walk ask of its computation); each
+ * called computation (comp_hash). Shapes and attribute values are not
+ * changed once an instruction holds them (a pass makes new ones), and
+ * nothing in a module's arena is freed before the module, so equal
+ * pointers are equal contents.
  *
  * No address of the module's own graph goes in (operands, parent,
  * called computations, lists of computations): a clone that shares the
  * source's shapes and attribute values (hlo_module_clone) has the same
  * signatures, and takes vsig as it is.
  *
- * *ncalled gets how many computations ins calls. */
+ * On the way (it reads each operand's parent anyway) it asks
+ * in_order's question: whether each operand in c comes before its user
+ * in c->instrs. The walk gives each instruction the fresh generation
+ * passed once its operands are looked at (a mark left by another walk
+ * is never equal to it), so an operand with that mark sits at a place
+ * before its user's first place and no edge goes back: *ordered is
+ * never a wrong "yes". */
 static inline __attribute__((always_inline)) uint64_t
-instr_sig_in(V *v, const HloInstr *ins, const HloComp *c, int *ncalled,
-	     Order *ord)
+instr_sig(V *v, const HloInstr *ins, const HloComp *c, unsigned passed,
+	  bool *ordered)
 {
-	/* opcode and operand count in one word, attribute count and
-	 * whether there is a literal in another (nothing lost) */
+	/* opcode and operand count in one word (nothing lost); how many
+	 * attributes there are, the words their bytes make tell */
 	uint64_t h = (uint64_t)(uint32_t)ins->op << 32 | (uint32_t)ins->nops;
-	h = mix(h, (uint64_t)(uint32_t)ins->nattrs |
-			   (uint64_t)(ins->literal != NULL) << 32);
 	/* a Shape's address is even: the low bit is free */
-	h = mix(h, (uint64_t)(uintptr_t)ins->shape | (ins->parent != c));
-	if (ins->parent != c)
-		h = mixp(h, ins->parent);
-	*ncalled = 0;
+	const HloComp *p = ins->parent;
+	h = mix(h, (uint64_t)(uintptr_t)ins->shape | (p != c));
+	if (p != c)
+		h = mixp(h, p);
 	if (ins->nattrs)
-		h = sig_attrs(v, ins, h, ncalled);
+		h = sig_attrs(v, ins, h);
+	bool ok = *ordered;
+	/* by index: ops is NULL when there are none */
 	for (int i = 0; i < ins->nops; i++) {
 		const HloInstr *o = ins->ops[i];
-		if (!o) {
-			h = mix(h, 0);
+		if (!o) { /* a word no operand's id makes */
+			h = mix(h, ~(uint64_t)0);
 			continue;
 		}
-		h = mix(mix(h, (uint64_t)(uint32_t)o->id + 1),
-			(uint64_t)(uintptr_t)o->shape |
-				(o->parent != ins->parent));
-		if (ord)
-			ord->ok &= o->parent != ord->c ||
-				   o->mark == ord->passed;
+		const HloComp *q = o->parent;
+		h = mix(mix(h, (uint64_t)(uint32_t)o->id),
+			(uint64_t)(uintptr_t)o->shape | (q != p));
+		ok &= q != c || o->mark == passed;
 	}
-	return h ? h : 1; /* never 0, "never checked" */
-}
-
-static inline __attribute__((always_inline)) uint64_t
-instr_sig(V *v, const HloInstr *ins, const HloComp *c, int *ncalled)
-{
-	return instr_sig_in(v, ins, c, ncalled, NULL);
+	*ordered = ok;
+	/* never 0, "never checked": one word's change still shows in the
+	 * other 63 bits */
+	return h | 1;
 }
 
 /* shape_hash, asking only when its cache is empty (most shapes here
@@ -1552,7 +1544,7 @@ out:
 	free(order);
 }
 
-/* Sanitizer builds: check_comp's Order over again, on its own walk.
+/* Sanitizer builds: instr_sig's question over again, on its own walk.
  * Whether each operand in c comes before its user in c->instrs: then
  * c has no cycle, and check_cycles' walk would find none. One walk: an
  * instruction is marked with a fresh generation once it is passed (a
@@ -1602,62 +1594,58 @@ static bool room(V *v, int n)
 	return ok;
 }
 
-static void check_comp(V *v, HloModule *m, HloComp *c)
+/* check_comp's list of what to check (v->todo, k of them, with their
+ * signatures), taken from c's instructions: all, or those whose
+ * signature moved since they last passed. Each signature is taken once:
+ * the checks change nothing it reads. The same walk lists the
+ * parameters (*np) and the callers (v->calls, v->ncalls), gives each
+ * instruction the mark passed and answers in_order's question
+ * (*ordered). The verifier's inner loop: apart from the checks, and
+ * made twice (all, or not) so that the loop asks nothing else. */
+static inline __attribute__((always_inline)) int
+list_in(V *v, HloComp *c, unsigned passed, bool *ordered, int *np,
+	bool all)
 {
-	check_root(v, c);
-	if (!room(v, c->n)) {
-		check_params(v, c, c->instrs, c->n, hlo_comp_param_count(c));
-		err_at(v, c->loc, "out of memory verifying '%s'", c->name);
-		return;
-	}
-	/* Which instructions to check: all, or those whose signature
-	 * moved since they last passed (a cycle needs a changed operand,
-	 * so a computation without one keeps its acyclic verdict). Each
-	 * signature is taken once: the checks change nothing it reads.
-	 * The same walk lists the parameters and the callers, checked
-	 * after it in the order the errors have always come in: the
-	 * parameters', then the callers'. */
-	HloInstr **todo = v->todo, **params = v->params, **calls = v->calls;
+	HloInstr **todo = v->todo, **params = v->params;
 	uint64_t *sigs = v->sigs;
-	int k = 0, np = 0, ncalls = 0;
-	Order ord = {.c = c, .passed = m ? hlo_new_mark(m) : 0, .ok = true};
+	int k = 0, nparams = 0;
+	bool ok = true;
+	v->ncalls = 0;
+	v->listing = true;
 	for (int i = 0; i < c->n; i++) {
 		HloInstr *x = c->instrs[i];
-		int nc;
-		uint64_t s = m ? instr_sig_in(v, x, c, &nc, &ord)
-			       : instr_sig(v, x, c, &nc);
-		if (m)
-			x->mark = ord.passed;
+		uint64_t s = instr_sig(v, x, c, passed, &ok);
+		x->mark = passed;
 		if (x->op == HLO_PARAMETER)
-			params[np++] = x;
-		if (nc)
-			calls[ncalls++] = x;
-		if (!v->changed_only || x->vsig != s) {
+			params[nparams++] = x;
+		if (all || x->vsig != s) {
 			todo[k] = x;
 			sigs[k++] = s;
 		}
 	}
-	check_params(v, c, params, np, np);
-	for (int i = 0; i < ncalls; i++)
-		note_callers(v, calls[i]);
-	v->checked += k;
-	/* A cycle or a bad control edge fails the computation, not one
-	 * instruction: then none keeps its verdict, or the next run would
-	 * find nothing changed and skip these walks. */
-	int whole = v->d->errors;
-#if XR_ASAN
-	if (ord.ok != in_order(m, c)) {
-		fprintf(stderr, "verify: the signature walk and in_order "
-				"disagree on '%s'\n",
-			c->name);
-		abort();
-	}
-#endif
-	if (k && !ord.ok)
-		check_cycles(v, m, c);
-	if (k && m && m->control_preds)
-		check_control(v, c);
-	bool comp_ok = v->d->errors == whole;
+	v->listing = false;
+	*ordered = ok;
+	*np = nparams;
+	return k;
+}
+
+static __attribute__((noinline)) int list_changed(V *v, HloComp *c,
+						  unsigned passed,
+						  bool *ordered, int *np)
+{
+	return v->changed_only ? list_in(v, c, passed, ordered, np, false)
+			       : list_in(v, c, passed, ordered, np, true);
+}
+
+/* The instruction checks on what list_changed listed (k of them);
+ * comp_ok: their computation passed its own checks (a cycle or a bad
+ * control edge fails the computation, not one instruction: then none
+ * keeps its verdict, or the next run would find nothing changed and
+ * skip these walks). */
+static __attribute__((noinline)) void check_listed(V *v, int k, bool comp_ok)
+{
+	HloInstr **todo = v->todo;
+	uint64_t *sigs = v->sigs;
 	for (int i = 0; i < k && !full(v); i++) {
 		HloInstr *x = todo[i];
 		int before = v->d->errors;
@@ -1675,6 +1663,42 @@ static void check_comp(V *v, HloModule *m, HloComp *c)
 		if (v->tmp.used_total > ((size_t)1 << 20))
 			arena_reset(&v->tmp);
 	}
+}
+
+static void check_comp(V *v, HloModule *m, HloComp *c)
+{
+	check_root(v, c);
+	if (!room(v, c->n)) {
+		check_params(v, c, c->instrs, c->n, hlo_comp_param_count(c));
+		err_at(v, c->loc, "out of memory verifying '%s'", c->name);
+		return;
+	}
+	/* Which instructions to check: all, or those whose signature
+	 * moved (a cycle needs a changed operand, so a computation without
+	 * one keeps its acyclic verdict). The parameters and the callers
+	 * are checked after the walk in the order the errors have always
+	 * come in: the parameters', then the callers'. */
+	int np;
+	bool ordered;
+	int k = list_changed(v, c, hlo_new_mark(m), &ordered, &np);
+	check_params(v, c, v->params, np, np);
+	for (int i = 0; i < v->ncalls; i++)
+		note_callers(v, v->calls[i]);
+	v->checked += k;
+	int whole = v->d->errors;
+#if XR_ASAN
+	if (ordered != in_order(m, c)) {
+		fprintf(stderr, "verify: the signature walk and in_order "
+				"disagree on '%s'\n",
+			c->name);
+		abort();
+	}
+#endif
+	if (k && !ordered)
+		check_cycles(v, m, c);
+	if (k && m && m->control_preds)
+		check_control(v, c);
+	check_listed(v, k, v->d->errors == whole);
 }
 
 static void check_entry(V *v, const HloModule *m)
@@ -1772,7 +1796,7 @@ static bool shares_shapes(const HloModule *dst, const HloModule *src)
 }
 
 /* A clone that shares src's shapes and attribute values took each vsig
- * as it was (the signatures are the same: instr_sig_in); one that
+ * as it was (the signatures are the same: instr_sig); one that
  * copied them gets them here, for each instruction whose signature in
  * src is still the one that passed. */
 void verify_inherit(HloModule *dst, const HloModule *src)
@@ -1788,10 +1812,10 @@ void verify_inherit(HloModule *dst, const HloModule *src)
 		for (int k = 0; k < cs->n; k++) {
 			const HloInstr *s = cs->instrs[k];
 			HloInstr *d = cd->instrs[k];
-			int nc;
+			bool ordered = true; /* not asked: passed 0 */
 			if (s->vsig && s->op == d->op &&
-			    s->vsig == instr_sig(&vs, s, cs, &nc))
-				d->vsig = instr_sig(&vd, d, cd, &nc);
+			    s->vsig == instr_sig(&vs, s, cs, 0, &ordered))
+				d->vsig = instr_sig(&vd, d, cd, 0, &ordered);
 		}
 	}
 }
