@@ -46,11 +46,11 @@ typedef struct V {
 	 * that passed in this run; open addressing, 0 empty */
 	uint64_t *seen;
 	int nseen, cap_seen;
-	/* check_comp's list of what to check, with their signatures, and
-	 * of the computation's parameters and callers */
+	/* check_comp's list of what to check (their signatures in vsig
+	 * until they fail), and of the computation's parameters and
+	 * callers */
 	HloInstr **todo, **params;
 	const HloInstr **calls;
-	uint64_t *sigs;
 	int cap_todo;
 	/* the first instruction seen calling each computation in this run,
 	 * open addressing on the computation's address (see note_callers) */
@@ -1070,8 +1070,9 @@ static uint64_t content_key(const V *v, const HloInstr *ins)
 	if (ins->literal || !ins->shape || ins->op <= HLO_INVALID ||
 	    ins->op >= HLO_OPCODE_COUNT)
 		return 0;
-	uint64_t h = mix(mix((uint64_t)ins->op + 0x1000, (uint64_t)ins->nops),
-			 (uint64_t)ins->async_wrapped);
+	uint64_t h = mix((uint64_t)(uint32_t)ins->op << 32 |
+				 (uint32_t)ins->async_wrapped,
+			 (uint64_t)(uint32_t)ins->nops);
 	h = mix(h, shash(ins->shape));
 	h = mix_attr_values(v, h, ins);
 	for (int i = 0; i < ins->nops; i++) {
@@ -1588,16 +1589,16 @@ static bool room(V *v, int n)
 	v->todo = fresh_array(v->todo, sizeof *v->todo, n);
 	v->params = fresh_array(v->params, sizeof *v->params, n);
 	v->calls = fresh_array(v->calls, sizeof *v->calls, n);
-	v->sigs = fresh_array(v->sigs, sizeof *v->sigs, n);
-	bool ok = v->todo && v->params && v->calls && v->sigs;
+	bool ok = v->todo && v->params && v->calls;
 	v->cap_todo = ok ? n * 2 : 0;
 	return ok;
 }
 
-/* check_comp's list of what to check (v->todo, k of them, with their
- * signatures), taken from c's instructions: all, or those whose
- * signature moved since they last passed. Each signature is taken once:
- * the checks change nothing it reads. The same walk lists the
+/* check_comp's list of what to check (v->todo, k of them), taken from
+ * c's instructions: all, or those whose signature moved since they last
+ * passed; each gets its signature in vsig (check_listed clears it again
+ * if they fail). Each signature is taken once: the checks change
+ * nothing it reads. The same walk lists the
  * parameters (*np) and the callers (v->calls, v->ncalls), gives each
  * instruction the mark passed and answers in_order's question
  * (*ordered). The verifier's inner loop: apart from the checks, and
@@ -1607,7 +1608,6 @@ list_in(V *v, HloComp *c, unsigned passed, bool *ordered, int *np,
 	bool all)
 {
 	HloInstr **todo = v->todo, **params = v->params;
-	uint64_t *sigs = v->sigs;
 	int k = 0, nparams = 0;
 	bool ok = true;
 	v->ncalls = 0;
@@ -1619,8 +1619,8 @@ list_in(V *v, HloComp *c, unsigned passed, bool *ordered, int *np,
 		if (x->op == HLO_PARAMETER)
 			params[nparams++] = x;
 		if (all || x->vsig != s) {
-			todo[k] = x;
-			sigs[k++] = s;
+			todo[k++] = x;
+			x->vsig = s;
 		}
 	}
 	v->listing = false;
@@ -1637,16 +1637,17 @@ static __attribute__((noinline)) int list_changed(V *v, HloComp *c,
 			       : list_in(v, c, passed, ordered, np, true);
 }
 
-/* The instruction checks on what list_changed listed (k of them);
- * comp_ok: their computation passed its own checks (a cycle or a bad
- * control edge fails the computation, not one instruction: then none
- * keeps its verdict, or the next run would find nothing changed and
- * skip these walks). */
+/* The instruction checks on what list_changed listed (k of them): an
+ * instruction that fails them, or is not checked (too many errors),
+ * keeps no signature. comp_ok: their computation passed its own checks
+ * (a cycle or a bad control edge fails the computation, not one
+ * instruction: then none keeps its signature, or the next run would
+ * find nothing changed and skip these walks). */
 static __attribute__((noinline)) void check_listed(V *v, int k, bool comp_ok)
 {
 	HloInstr **todo = v->todo;
-	uint64_t *sigs = v->sigs;
-	for (int i = 0; i < k && !full(v); i++) {
+	int i = 0;
+	for (; i < k && !full(v); i++) {
 		HloInstr *x = todo[i];
 		int before = v->d->errors;
 		uint64_t key = v->changed_only ? content_key(v, x) : 0;
@@ -1656,13 +1657,16 @@ static __attribute__((noinline)) void check_listed(V *v, int k, bool comp_ok)
 		if (!known)
 			check_instr(v, x);
 		bool ok = v->d->errors == before;
-		x->vsig = ok && comp_ok ? sigs[i] : 0;
+		if (!ok || !comp_ok)
+			x->vsig = 0;
 		if (ok && key && !known)
 			seen_add(v, key);
 		/* inferred shapes and messages: not kept past their check */
 		if (v->tmp.used_total > ((size_t)1 << 20))
 			arena_reset(&v->tmp);
 	}
+	for (; i < k; i++)
+		todo[i]->vsig = 0;
 }
 
 static void check_comp(V *v, HloModule *m, HloComp *c)
@@ -1746,7 +1750,6 @@ static bool verify(HloModule *m, Diag *d, const SrcFile *f, bool changed_only,
 	free(v.todo);
 	free(v.params);
 	free(v.calls);
-	free(v.sigs);
 	free(v.callers);
 	if (checked)
 		*checked = v.checked;
