@@ -1647,25 +1647,25 @@ static __attribute__((noinline)) void check_listed(V *v, int k, bool comp_ok)
 {
 	HloInstr **todo = v->todo;
 	int i = 0;
-	for (; i < k && !full(v); i++) {
+	for (bool stop = full(v); i < k && !stop; i++) {
 		HloInstr *x = todo[i];
-		int before = v->d->errors;
 		uint64_t key = v->changed_only ? content_key(v, x) : 0;
 		/* known: the same checks passed already, and the key says
 		 * the operands are there (operands_present) */
-		bool known = key && seen_has(v, key);
-		if (!known)
-			check_instr(v, x);
-		bool ok = v->d->errors == before;
-		if (!ok || !comp_ok)
+		if (key && seen_has(v, key))
+			continue;
+		int before = v->d->errors;
+		check_instr(v, x);
+		if (v->d->errors != before)
 			x->vsig = 0;
-		if (ok && key && !known)
+		else if (key)
 			seen_add(v, key);
+		stop = full(v);
 		/* inferred shapes and messages: not kept past their check */
 		if (v->tmp.used_total > ((size_t)1 << 20))
 			arena_reset(&v->tmp);
 	}
-	for (; i < k; i++)
+	for (i = comp_ok ? i : 0; i < k; i++)
 		todo[i]->vsig = 0;
 }
 
