@@ -572,17 +572,43 @@ static int inner_users(const HloInstr *p, const HloInstr *c,
 
 /* ---- deciding one pair -------------------------------------------------- */
 
+/* The byte before a string packed by its address (pack_kept): no
+ * packed string starts with it (names and numbers are printable). */
+enum { KEPT_STR = 1 };
+
 /* Packs string a into v's args at o; returns where the next one goes. */
 static size_t pack_str(Verdict *v, size_t o, const char *a)
 {
 	size_t cap = sizeof v->args;
 	if (o < cap) {
 		size_t n = strlen(a);
+#if XR_ASAN
+		if (*a == KEPT_STR) {
+			fprintf(stderr, "pack_str: \"%s\" starts with the "
+					"mark of a kept string\n", a);
+			abort();
+		}
+#endif
 		if (n > cap - 1 - o)
 			n = cap - 1 - o; /* past what is shown */
 		memcpy(v->args + o, a, n);
 		v->args[o + n] = 0;
 		o += n + 1;
+	}
+	return o;
+}
+
+/* Packs string a, which lives as long as the program (a literal, an
+ * opcode's name), by its address: most of decide's sentences name only
+ * such strings, and copying them cost more than the rest of the
+ * decision. Only where no string copied before it can have cut the
+ * args short (say's layouts): the sentence reads the same. */
+static size_t pack_kept(Verdict *v, size_t o, const char *a)
+{
+	if (o + 1 + sizeof a <= sizeof v->args) {
+		v->args[o] = KEPT_STR;
+		memcpy(v->args + o + 1, &a, sizeof a);
+		o += 1 + sizeof a;
 	}
 	return o;
 }
@@ -637,8 +663,16 @@ static void check_layout(const char *fmt, const char *layout)
 			 : !strncmp(p + 1, "lld", 3) ? 'l'
 						      : 0;
 		p += t == 'l' ? 4 : t || p[1] == '%' ? 2 : 1;
-		if (t)
-			ok = *l && *l++ == t;
+		if (t) {
+			char got = *l == 'k' ? 's' : *l;
+			ok = *l && got == t;
+			/* a kept string after a copied one: the copy may
+			 * have cut the args short where the kept one is
+			 * not (pack_kept) */
+			ok = ok && !(*l == 'k' && strchr(layout, 's') &&
+				     strchr(layout, 's') < l);
+			l++;
+		}
 	}
 	if (!ok || *l) {
 		fprintf(stderr, "say: layout \"%s\" is not that of \"%s\"\n",
@@ -648,32 +682,45 @@ static void check_layout(const char *fmt, const char *layout)
 }
 #endif
 
+/* One value a sentence of decide names: its conversion ('s' %s, 'k' %s
+ * of a string that lives as long as the program, packed by its address
+ * (pack_kept; never after an 's'), 'd' %d, 'l' %lld) and the value. */
+typedef struct Said {
+	char t;
+	const char *s;
+	long long n;
+} Said;
+
+static inline Said copied(const char *s) { return (Said){'s', s, 0}; }
+static inline Said kept(const char *s) { return (Said){'k', s, 0}; }
+static inline Said num(int n) { return (Said){'d', NULL, n}; }
+static inline Said lnum(long long n) { return (Said){'l', NULL, n}; }
+
 /* fz_say for decide, which says a sentence for every decision: the rule
- * by its place in the table, and fmt's conversions spelled out in
- * layout, one letter each ('s' %s, 'd' %d, 'l' %lld), so that no format
- * is searched (sanitizer builds check the layout against the format). */
-static bool say(Verdict *v, bool fused, int rule, const char *layout,
-		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static bool say(Verdict *v, bool fused, int rule, const char *layout,
-		const char *fmt, ...)
+ * by its place in the table, and fmt's n values in a, each packed as its
+ * letter says, so that no format is searched. Inline, and not
+ * variadic: a call and a va_list cost more than packing a value or two
+ * (sanitizer builds check the letters against the format). */
+static inline __attribute__((always_inline)) bool
+say(Verdict *v, bool fused, int rule, const char *fmt, int n, const Said *a)
 {
 #if XR_ASAN
+	char layout[8] = {0};
+	for (int i = 0; i < n && i < 7; i++)
+		layout[i] = a[i].t;
 	check_layout(fmt, layout);
 #endif
 	v->fused = fused;
 	v->rule = rules[rule].name;
 	v->fmt = fmt;
 	size_t o = 0;
-	va_list ap;
-	va_start(ap, fmt);
-	for (const char *l = layout; *l; l++)
-		if (*l == 's')
-			o = pack_str(v, o, va_arg(ap, const char *));
+	for (int i = 0; i < n; i++)
+		if (a[i].t == 's')
+			o = pack_str(v, o, a[i].s);
+		else if (a[i].t == 'k')
+			o = pack_kept(v, o, a[i].s);
 		else
-			o = pack_num(v, o,
-				     *l == 'd' ? va_arg(ap, int)
-					       : va_arg(ap, long long));
-	va_end(ap);
+			o = pack_num(v, o, a[i].n);
 	v->nargs = (int)o;
 	return fused;
 }
@@ -698,7 +745,13 @@ void fz_text(const char *fmt, const unsigned char *args, int nargs,
 		char num[32];
 		const char *s = "";
 		size_t n = 0;
-		if (p[1] == 's') {
+		if (p[1] == 's' && a < na && args[a] == KEPT_STR &&
+		    a + 1 + sizeof s <= na) {
+			memcpy(&s, args + a + 1, sizeof s);
+			n = strlen(s);
+			a += 1 + sizeof s;
+			p++;
+		} else if (p[1] == 's') {
 			if (a < na) {
 				s = (const char *)args + a;
 				n = strnlen(s, na - a);
@@ -1237,8 +1290,8 @@ static const struct ProducerSeen *producer(GroupCache *gc, const HloInstr *p,
 /* Decides producer p (c's operand at index at, and at none before) into
  * consumer k->c. Without gcache (fusion_judge) nothing is kept: no walk
  * of k->c's operands (see pair_bytes_once). */
-static bool decide(GroupCache *gcache, const HloInstr *p, Consumer *k,
-		   int at, bool off, Verdict *v)
+static bool decide(GroupCache *gcache, const HloInstr *p, Consumer *k, int at,
+		   bool off, Verdict *v)
 {
 	fz_verdict_clear(v);
 	const HloInstr *c = k->c;
@@ -1248,25 +1301,29 @@ static bool decide(GroupCache *gcache, const HloInstr *p, Consumer *k,
 	const HloInstr **in = v->in;
 	if (k->fc && gcache)
 		consumer_walk(k);
-	int nin = v->nin = inner_users_at(p, c, k->fc, at,
-					  gcache && !k->repeats, in, 16);
+	int nin = v->nin =
+		inner_users_at(p, c, k->fc, at, gcache && !k->repeats, in, 16);
 #if XR_ASAN
 	const HloInstr *all[16];
 	if (inner_users(p, c, all, 16) != nin ||
 	    memcmp(all, in, sizeof *in * (size_t)nin)) {
-		fprintf(stderr, "decide: the readers of %s in %s are not what "
-				"a scan finds\n", p->name, c->name);
+		fprintf(stderr,
+			"decide: the readers of %s in %s are not what "
+			"a scan finds\n",
+			p->name, c->name);
 		abort();
 	}
 #endif
 	if (k->why)
-		return say(v, false, R_CONSUMER_NOT_FUSIBLE, "s",
-			   "the consumer is not fusible: it is %s", k->why);
+		return say(v, false, R_CONSUMER_NOT_FUSIBLE,
+			   "the consumer is not fusible: it is %s", 1,
+			   (Said[]){kept(k->why)});
 	struct ProducerSeen own;
 	const struct ProducerSeen *ps = producer(gcache, p, &own);
 	if (ps->why)
-		return say(v, false, R_PRODUCER_NOT_FUSIBLE, "s",
-			   "the producer is not fusible: it is %s", ps->why);
+		return say(v, false, R_PRODUCER_NOT_FUSIBLE,
+			   "the producer is not fusible: it is %s", 1,
+			   (Said[]){kept(ps->why)});
 	/* From here on fusing is possible: what it would save counts. */
 	PairBytes pb = gcache ? pair_bytes(p, k, ps) : pair_bytes_once(p, c);
 #if XR_ASAN
@@ -1276,26 +1333,33 @@ static bool decide(GroupCache *gcache, const HloInstr *p, Consumer *k,
 	int nops = pb.nops;
 	v->saved = pb.saved;
 	if (off)
-		return say(v, false, R_FUSION_OFF, "",
-			   "fusion is off ('set fusion on' turns it back on)");
+		return say(v, false, R_FUSION_OFF,
+			   "fusion is off ('set fusion on' turns it back on)",
+			   0, NULL);
 	if (c->op == HLO_BITCAST)
-		return say(v, false, R_CONSUMER_IS_BITCAST, "",
-			   "not fusing into a single bitcast as consumer");
+		return say(v, false, R_CONSUMER_IS_BITCAST,
+			   "not fusing into a single bitcast as consumer", 0,
+			   NULL);
 	const Group *gp = &ps->g, *gc = consumer_group(gcache, k);
 	for (int i = 0; i < nin; i++)
 		if (in[i]->op == HLO_DOT || in[i]->op == HLO_CONVOLUTION)
-			return say(v, false, R_INTO_LIBRARY_CALL, "ss",
-				   "the consumer %s is a %s: its operands are "
-				   "not fused (it runs as a library call)",
-				   in[i]->name, hlo_opcode_name(in[i]->op));
+			return say(
+				v, false, R_INTO_LIBRARY_CALL,
+				"the consumer %s is a %s: its operands are "
+				"not fused (it runs as a library call)",
+				2,
+				(Said[]){copied(in[i]->name),
+					 copied(hlo_opcode_name(in[i]->op))});
 	if (gp->nreduce && gc->nreduce)
-		return say(v, false, R_BOTH_REDUCE, "",
+		return say(v, false, R_BOTH_REDUCE,
 			   "both the producer and the consumer contain a "
-			   "reduce");
+			   "reduce",
+			   0, NULL);
 	if ((gp->nreduce || gp->ndot) && (gc->nreduce || gc->ndot))
-		return say(v, false, R_BOTH_HERO, "",
+		return say(v, false, R_BOTH_HERO,
 			   "both the producer and the consumer contain a dot, "
-			   "convolution or reduce");
+			   "convolution or reduce",
+			   0, NULL);
 	/* a computation's result stays where it is, fused or not: one
 	 * more reader outside */
 	bool root = p->parent && p->parent->root == p;
@@ -1303,86 +1367,104 @@ static bool decide(GroupCache *gcache, const HloInstr *p, Consumer *k,
 	if ((gp->nreduce || gp->ndot) && !shape_same_dims(p->shape, c->shape)) {
 		fz_shape_text(b1, sizeof b1, c->shape);
 		fz_shape_text(b2, sizeof b2, p->shape);
-		return say(v, false, R_NOT_AN_EPILOGUE, "sss",
-			   "fusion into the output of a %s would create a "
-			   "loop fusion: the consumer's shape %s is not the "
-			   "result shape %s",
-			   gp->ndot ? "dot/convolution" : "reduce", b1, b2);
+		return say(
+			v, false, R_NOT_AN_EPILOGUE,
+			"fusion into the output of a %s would create a "
+			"loop fusion: the consumer's shape %s is not the "
+			"result shape %s",
+			3,
+			(Said[]){kept(gp->ndot ? "dot/convolution" : "reduce"),
+				 copied(b1), copied(b2)});
 	}
 	if ((gp->nreduce || gp->ndot) && !gc->elementwise)
-		return say(v, false, R_NOT_AN_EPILOGUE, "sss",
-			   "fusion into the output of a %s would create a "
-			   "loop fusion: the consumer %s a %s, not an "
-			   "elementwise op",
-			   gp->ndot ? "dot/convolution" : "reduce",
-			   c->op == HLO_FUSION ? "holds" : "is",
-			   gc->not_ew ? gc->not_ew : hlo_opcode_name(c->op));
+		return say(
+			v, false, R_NOT_AN_EPILOGUE,
+			"fusion into the output of a %s would create a "
+			"loop fusion: the consumer %s a %s, not an "
+			"elementwise op",
+			3,
+			(Said[]){kept(gp->ndot ? "dot/convolution" : "reduce"),
+				 kept(c->op == HLO_FUSION ? "holds" : "is"),
+				 kept(gc->not_ew ? gc->not_ew
+						 : hlo_opcode_name(c->op))});
 	if (others > 0 && gp->costly && root)
-		return say(v, false, R_EXPENSIVE_DUPLICATED, "sds",
+		return say(v, false, R_EXPENSIVE_DUPLICATED,
 			   "the producer is expensive (%s) and would be "
 			   "duplicated: it has %d other user%s (the "
 			   "computation's result is one)",
-			   gp->costly, others, others == 1 ? "" : "s");
+			   3,
+			   (Said[]){kept(gp->costly), num(others),
+				    kept(others == 1 ? "" : "s")});
 	if (others > 0 && gp->costly)
-		return say(v, false, R_EXPENSIVE_DUPLICATED, "sds",
+		return say(v, false, R_EXPENSIVE_DUPLICATED,
 			   "the producer is expensive (%s) and would be "
 			   "duplicated: it has %d other user%s",
-			   gp->costly, others, others == 1 ? "" : "s");
+			   3,
+			   (Said[]){kept(gp->costly), num(others),
+				    kept(others == 1 ? "" : "s")});
 	int64_t dup_reads = others > 0 ? pb.dup_reads : 0;
 	if (others > 0 && dup_reads > fz_bytes_of(p)) {
 		fz_human(b1, sizeof b1, dup_reads - fz_bytes_of(p));
-		return say(v, false, R_DUPLICATION_COSTS_BYTES, "dssll",
+		return say(v, false, R_DUPLICATION_COSTS_BYTES,
 			   "the producer has %d user%s outside the fusion and "
 			   "duplication costs %s more than it saves (the copy "
 			   "reads %lld bytes of operands to save reading "
 			   "%lld)",
-			   others, others == 1 ? "" : "s", b1,
-			   (long long)dup_reads, (long long)fz_bytes_of(p));
+			   5,
+			   (Said[]){num(others), kept(others == 1 ? "" : "s"),
+				    copied(b1), lnum((long long)dup_reads),
+				    lnum((long long)fz_bytes_of(p))});
 	}
 	if (nops > FUSION_MAX_OPERANDS)
-		return say(v, false, R_TOO_MANY_OPERANDS, "dd",
-			   "fusion would exceed %d operands (%d)",
-			   FUSION_MAX_OPERANDS, nops);
+		return say(v, false, R_TOO_MANY_OPERANDS,
+			   "fusion would exceed %d operands (%d)", 2,
+			   (Said[]){num(FUSION_MAX_OPERANDS), num(nops)});
 	if (gp->ninstrs + gc->ninstrs > FUSION_MAX_INSTRS)
-		return say(v, false, R_TOO_LARGE, "dd",
-			   "the fusion would exceed %d instructions (%d)",
-			   FUSION_MAX_INSTRS, gp->ninstrs + gc->ninstrs);
+		return say(v, false, R_TOO_LARGE,
+			   "the fusion would exceed %d instructions (%d)", 2,
+			   (Said[]){num(FUSION_MAX_INSTRS),
+				    num(gp->ninstrs + gc->ninstrs)});
 	Group both = *gc;
 	both.nreduce += gp->nreduce;
 	both.ndot += gp->ndot;
 	v->kind = fz_kind_from(&both);
 	if (others > 0 && root)
-		return say(v, true, R_FUSED_DUPLICATED, "dss",
+		return say(v, true, R_FUSED_DUPLICATED,
 			   "cheap producer copied into the consumer; its %d "
 			   "other user%s keep%s it (the computation's "
 			   "result is one)",
-			   others, others == 1 ? "" : "s",
-			   others == 1 ? "s" : "");
+			   3,
+			   (Said[]){num(others), kept(others == 1 ? "" : "s"),
+				    kept(others == 1 ? "s" : "")});
 	if (others > 0)
-		return say(v, true, R_FUSED_DUPLICATED, "dss",
+		return say(v, true, R_FUSED_DUPLICATED,
 			   "cheap producer copied into the consumer; its %d "
 			   "other user%s keep%s it",
-			   others, others == 1 ? "" : "s",
-			   others == 1 ? "s" : "");
+			   3,
+			   (Said[]){num(others), kept(others == 1 ? "" : "s"),
+				    kept(others == 1 ? "s" : "")});
 	if (gp->nreduce)
-		return say(v, true, R_REDUCE_EPILOGUE, "",
+		return say(v, true, R_REDUCE_EPILOGUE,
 			   "elementwise epilogue fused into the reduction "
-			   "(kInput)");
+			   "(kInput)",
+			   0, NULL);
 	if (gp->ndot)
-		return say(v, true, R_DOT_EPILOGUE, "s",
+		return say(v, true, R_DOT_EPILOGUE,
 			   "elementwise epilogue fused into the %s (kOutput)",
-			   "dot/convolution");
+			   1, (Said[]){kept("dot/convolution")});
 	if (gc->nreduce && c->op == HLO_FUSION && reads_a_reduce(v->in, nin))
-		return say(v, true, R_REDUCE_EPILOGUE, "",
+		return say(v, true, R_REDUCE_EPILOGUE,
 			   "producer fused into the epilogue of the "
-			   "reduction (kInput)");
+			   "reduction (kInput)",
+			   0, NULL);
 	if (gc->nreduce)
-		return say(v, true, R_FUSED_INTO_REDUCE, "",
+		return say(v, true, R_FUSED_INTO_REDUCE,
 			   "producer fused into the reduction's input "
-			   "(kInput)");
-	return say(v, true, R_FUSED_LOOP, "s",
-		   "producer fused into its consumer (%s)",
-		   kind_names[v->kind]);
+			   "(kInput)",
+			   0, NULL);
+	return say(v, true, R_FUSED_LOOP,
+		   "producer fused into its consumer (%s)", 1,
+		   (Said[]){kept(kind_names[v->kind])});
 }
 
 /* ---- changing the graph ------------------------------------------------- */
