@@ -1037,6 +1037,35 @@ typedef struct PairBytes {
 	int64_t dup_reads;
 } PairBytes;
 
+/* cost_operand_bytes(p, i) without the call where p reads its operands
+ * whole (most opcodes; a producer's every operand is asked about).
+ * Sanitizer builds check it against the cost model. */
+static inline int64_t operand_read(const HloInstr *p, int i)
+{
+	switch (p->op) {
+	case HLO_FUSION:
+	case HLO_SLICE:
+	case HLO_DYNAMIC_SLICE:
+	case HLO_GATHER:
+	case HLO_DYNAMIC_UPDATE_SLICE:
+	case HLO_SCATTER:
+		return cost_operand_bytes(p, i);
+	default:
+		break;
+	}
+	int64_t read = fz_bytes_of(p->ops[i]);
+#if XR_ASAN
+	if (read != cost_operand_bytes(p, i)) {
+		fprintf(stderr, "operand_read: %s reads %lld bytes of operand "
+				"%d, the cost model says %lld\n",
+			p->name, (long long)read, i,
+			(long long)cost_operand_bytes(p, i));
+		abort();
+	}
+#endif
+	return read;
+}
+
 /* The producer's half of PairBytes, r.nops and r.merged holding c's:
  * p's reads, counted as the cost model counts them (cost_operand_bytes:
  * a slice, dynamic-slice or gather reads what it returns of its
@@ -1052,7 +1081,7 @@ static inline void producer_half(PairBytes *r, const HloInstr *p,
 		const HloInstr *o = p->ops[i];
 		if (!o)
 			continue;
-		int64_t read = cost_operand_bytes(p, i);
+		int64_t read = operand_read(p, i);
 		bool again = fz_among(p->ops, i, o);
 		if (!again)
 			io_p += read;
@@ -1080,7 +1109,7 @@ static void producer_keep_half(struct ProducerSeen *e, const HloInstr *p)
 		const HloInstr *o = p->ops[i];
 		if (!o || fz_among(p->ops, i, o))
 			continue;
-		int64_t read = cost_operand_bytes(p, i);
+		int64_t read = operand_read(p, i);
 		io_p += read;
 		if (o == p)
 			continue;
