@@ -1600,6 +1600,9 @@ static int fusion_bodies(const HloModule *m, HloComp ***out)
 	HloComp **v = malloc(sizeof *v * (size_t)(n + 1));
 	if (!v)
 		return -1;
+	*out = v;
+	if (!n)
+		return 0; /* no fusion (before the fusion pass): no second look */
 	n = 0;
 	for (int i = 0; i < m->ncomps; i++)
 		for (int j = 0; j < m->comps[i]->n; j++) {
