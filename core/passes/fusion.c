@@ -262,7 +262,10 @@ const char *fz_unfusible(GroupCache *gc, const HloInstr *x)
 	const char *ctrl = fz_control_edges(gc, x);
 	if (ctrl)
 		return ctrl;
-	if (shape_is_dynamic(x->shape))
+	/* (an array without dynamic dimensions, the usual shape, without
+	 * the call) */
+	if ((x->shape->type == DT_TUPLE || x->shape->dyn) &&
+	    shape_is_dynamic(x->shape))
 		return "an instruction of dynamic shape";
 	switch (x->op) {
 	case HLO_PARAMETER:
@@ -343,12 +346,13 @@ const char *fz_unfusible(GroupCache *gc, const HloInstr *x)
 			return "an op that fusion does not handle";
 		break;
 	}
-	if (shape_is_tuple(x->shape))
+	if (x->shape->type == DT_TUPLE)
 		return "an instruction with a tuple result";
 	return NULL;
 }
 
-static bool expensive(const HloInstr *x)
+/* (fl: x's opcode's flags) */
+static bool expensive(const HloInstr *x, unsigned fl)
 {
 	switch (x->op) {
 	case HLO_DOT:
@@ -364,7 +368,7 @@ static bool expensive(const HloInstr *x)
 		return !(dtype_is_int(x->shape->type) && x->nops == 2 &&
 			 x->ops[1]->op == HLO_CONSTANT);
 	default:
-		return (hlo_opcode_flags(x->op) & XF_EXP) != 0;
+		return (fl & XF_EXP) != 0;
 	}
 }
 
@@ -383,11 +387,12 @@ static void scan_one(const HloInstr *x, Group *g)
 		g->nreduce++;
 	if (x->op == HLO_DOT || x->op == HLO_CONVOLUTION)
 		g->ndot++;
-	if (!g->costly && expensive(x))
+	unsigned fl = hlo_opcode_flags(x->op);
+	if (!g->costly && expensive(x, fl))
 		g->costly = hlo_opcode_name(x->op);
 	/* an iota or a broadcast reads no array of the loop's shape: part
 	 * of an elementwise epilogue as much as a scalar constant */
-	if (g->elementwise && !(hlo_opcode_flags(x->op) & XF_EW) &&
+	if (g->elementwise && !(fl & XF_EW) &&
 	    x->op != HLO_BROADCAST && x->op != HLO_IOTA &&
 	    !(x->op == HLO_CONSTANT && shape_elements(x->shape) == 1)) {
 		g->elementwise = false;
