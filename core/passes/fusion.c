@@ -1021,8 +1021,9 @@ static void consumer_grew(Consumer *k, GroupCache *gc, const HloInstr *c,
 static const Group *consumer_group(GroupCache *gc, Consumer *k)
 {
 	if (!k->grouped) {
+		/* (a consumer that is not a fusion yet: itself, no cache) */
 		const Group *g = group_cached(gc, k->fc);
-		k->g = g ? *g : fz_group(gc, k->c);
+		k->g = g ? *g : k->fc ? fz_group(gc, k->c) : fz_group_of(k->c);
 		k->grouped = true;
 	}
 	return &k->g;
@@ -1135,22 +1136,26 @@ static void producer_keep_half(struct ProducerSeen *e, const HloInstr *p)
 	e->io = io_p;
 }
 
-/* producer_half from e's half, kept by producer. */
+/* producer_half from e's half, kept by producer (its sums in locals, not
+ * through r: each decision adds them up). */
 static inline void producer_half_kept(PairBytes *r, const HloInstr *p,
 				      const struct ProducerSeen *e,
 				      unsigned mk, int64_t io_c)
 {
+	int nops = r->nops;
+	int64_t merged = r->merged, dup = r->dup_reads;
 	for (int i = 0; i < e->nhalf; i++) {
 		if (e->half[i].o->mark == mk)
 			continue; /* read by c already */
-		r->nops++;
-		r->merged += e->half[i].read;
+		nops++;
+		merged += e->half[i].read;
 		if (e->half[i].large)
-			r->dup_reads += e->half[i].read;
+			dup += e->half[i].read;
 	}
 	bool kept = (p->nusers > 1 || p->parent->root == p) && e->kernel;
 	int64_t own = e->kernel ? e->io : 0;
-	r->saved = io_c + own - (r->merged + (kept ? own : 0));
+	*r = (PairBytes){nops, merged,
+			 io_c + own - (merged + (kept ? own : 0)), dup};
 }
 
 /* c's half comes from the walk of its operands (consumer_walk), which
