@@ -2667,52 +2667,62 @@ static void tidy_params(Fz *z, HloComp *fc)
 
 /* ---- recording ------------------------------------------------------------ */
 
-/* Slot h of the name cache now holds s. */
-static void rec_fill(Fz *z, int h, const char *s)
+/* A hash of the n bytes of s (n: its strlen), eight at a time: each
+ * name the log stores is hashed once, and most are short. */
+static unsigned text_hash(const char *s, size_t n)
 {
-	/* fz_hash_words(&s, 1), and the length on the way */
-	uint32_t x = 2166136261u;
-	const unsigned char *p = (const unsigned char *)s;
-	for (; *p; p++) {
-		x ^= *p;
-		x *= 16777619u;
+	const uint64_t k = 0xbf58476d1ce4e5b9u;
+	uint64_t h = 0x9e3779b97f4a7c15u ^ n, w;
+	for (; n > 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * k;
 	}
-	z->rec_src[h] = s;
-	z->rec_dup[h] = NULL;
-	z->rec_hash[h] = (x ^ ' ') * 16777619u;
-	z->rec_len[h] = (int)(p - (const unsigned char *)s);
+	/* the last 1 to 8 bytes (or none): the first four and the last
+	 * four, which overlap when fewer than 8; below 4, three bytes
+	 * that cover them */
+	uint32_t a = 0, b = 0;
+	if (n >= 4) {
+		memcpy(&a, s, 4);
+		memcpy(&b, s + n - 4, 4);
+	} else if (n) {
+		a = (uint32_t)(unsigned char)s[0] << 16 |
+		    (uint32_t)(unsigned char)s[n / 2] << 8 |
+		    (unsigned char)s[n - 1];
+	}
+	w = (uint64_t)a << 32 | b;
+	h = (h ^ w) * k;
+	return (unsigned)(h >> 32) ^ (unsigned)h;
 }
 
-/* The cache slot of name s (a small cache by address: the module's
- * names do not change during a pass, and a producer, consumer or
- * computation is named again and again). */
-static inline int rec_slot(Fz *z, const char *s)
+/* Slot e of the name cache now holds s, copied into the log and
+ * hashed; NULL (e left empty) when out of memory. */
+static struct FzRec *rec_fill(Fz *z, struct FzRec *e, const char *s)
 {
-	int h = (int)(((uintptr_t)s >> 3) % FZ_REC_CACHE);
-	if (z->rec_src[h] != s)
-		rec_fill(z, h, s);
-	return h;
+	size_t n = strlen(s);
+	char *dup = arena_dup(&z->log->a, s, n + 1);
+	if (!dup) {
+		e->src = NULL;
+		return NULL;
+	}
+	*e = (struct FzRec){s, dup, text_hash(s, n)};
+	return e;
+}
+
+/* The cache slot of name s, with s's copy in the log and its hash (a
+ * small cache by address: the module's names do not change during a
+ * pass, and a producer, consumer or computation is named again and
+ * again); NULL when out of memory. */
+static inline struct FzRec *rec_name(Fz *z, const char *s)
+{
+	struct FzRec *e = &z->rec[((uintptr_t)s >> 3) % FZ_REC_CACHE];
+	return e->src == s ? e : rec_fill(z, e, s);
 }
 
 /* s copied into the log, or the copy made earlier for the same pointer. */
 static inline char *rec_dup(Fz *z, const char *s)
 {
-	int h = rec_slot(z, s);
-	if (!z->rec_dup[h])
-		z->rec_dup[h] = arena_dup(&z->log->a, s,
-					  (size_t)z->rec_len[h] + 1);
-	return z->rec_dup[h];
-}
-
-/* rec_dup, and s's hash in *h. */
-static inline char *rec_hashed(Fz *z, const char *s, unsigned *h)
-{
-	int k = rec_slot(z, s);
-	*h = z->rec_hash[k];
-	if (!z->rec_dup[k])
-		z->rec_dup[k] = arena_dup(&z->log->a, s,
-					  (size_t)z->rec_len[k] + 1);
-	return z->rec_dup[k];
+	struct FzRec *e = rec_name(z, s);
+	return e ? e->dup : NULL;
 }
 
 static bool same_from(const void *ctx, int v)
@@ -2829,12 +2839,6 @@ static bool same_decision(const void *ctx, int v)
 	       same_name(d->comp, q->comp, q->dcomp);
 }
 
-/* The decision of key h that q is about, or -1. */
-static int seen_at(const Fz *z, unsigned h, const DecisionQuery *q)
-{
-	return fz_index_find(&z->seen, h, same_decision, q);
-}
-
 /* The key of a decision's names: the three words' hashes combined. */
 static unsigned decision_names(unsigned comp, unsigned prod, unsigned cons)
 {
@@ -2875,81 +2879,134 @@ static bool reserve_decisions(Fz *z)
 		fz_index_reserve(&z->seen, n));
 }
 
+/* The names of a decision being recorded: the module's (or the
+ * caller's) and their copies in the log. */
+typedef struct RecNames {
+	const char *comp, *prod, *cons;
+	char *dcomp, *dprod, *dcons;
+} RecNames;
+
+/* The decision of key h made in kernel about the names n, or -1:
+ * seen_at's probe with the test written out (fz_record asks for every
+ * decision, and most find none). */
+static inline int seen_for(const Fz *z, unsigned h, const HloInstr *kernel,
+			   bool siblings, const RecNames *n)
+{
+	const FzIndex *ix = &z->seen;
+	if (!ix->cap)
+		return -1;
+	unsigned mask = (unsigned)ix->cap - 1;
+	for (unsigned i = h & mask;; i = (i + 1) & mask) {
+		const struct FzSlot *s = &ix->slot[i];
+		if (!s->v)
+			return -1;
+		int v = s->v - 1;
+		if (s->h != h || kernel_of(z, v) != kernel)
+			continue;
+		const FusionDecision *d = &z->log->d[v];
+		if (d->siblings == siblings &&
+		    same_name(d->consumer, n->cons, n->dcons) &&
+		    same_name(d->producer, n->prod, n->dprod) &&
+		    same_name(d->comp, n->comp, n->dcomp))
+			return v;
+	}
+}
+
+/* A new decision at the end of the log, made in kernel, of key h (names:
+ * decision_names); NULL when out of memory (z->failed set). */
+static FusionDecision *new_decision(Fz *z, unsigned h, unsigned names,
+				    const HloInstr *kernel)
+{
+	FusionLog *l = z->log;
+	if (!z->kern_started) {
+		z->log_first = l->n;
+		z->kern_started = true;
+		if (!reserve_decisions(z)) {
+			z->failed = true;
+			return NULL;
+		}
+	}
+	int i = l->n - z->log_first;
+	/* (room is usually there: reserve_decisions) */
+	if ((l->n >= l->cap &&
+	     !fz_grow((void **)&l->d, &l->cap, l->n + 1, sizeof *l->d)) ||
+	    (i >= z->cap_kern &&
+	     !fz_grow((void **)&z->kern, &z->cap_kern, i + 1,
+		      sizeof *z->kern)) ||
+	    !fz_index_add(&z->seen, h, l->n)) {
+		z->failed = true;
+		return NULL;
+	}
+	z->kern[i] = (struct FzKern){kernel, names, kernel ? kernel->id : 0};
+	z->nkern = i + 1;
+	return &l->d[l->n++];
+}
+
 void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 	       const char *into, const Verdict *v, const HloInstr *kernel)
 {
 	if (!z->log || z->failed)
 		return;
-	FusionLog *l = z->log;
 	/* A kernel forwarded since a decision was recorded in it makes a
 	 * second one: settle_decisions keeps the last word of the two. */
 	kernel = kernel_current(z, kernel);
-	/* each name looked up once, its copy made with its hash (the next
-	 * lookup may take its cache slot) */
+	/* each name looked up once, its copy made with its hash */
+	struct FzRec *e;
+	RecNames n = {comp, prod, cons, NULL, NULL, NULL};
 	unsigned hm, hp, hc;
-	char *dm = rec_hashed(z, comp, &hm), *dp = rec_hashed(z, prod, &hp),
-	     *dc = rec_hashed(z, cons, &hc),
-	     *di = into ? rec_dup(z, into) : NULL;
-	if (!dp || !dc || !dm || (into && !di)) {
-		z->failed = true;
-		return;
-	}
+	char *di = NULL;
+	if (!(e = rec_name(z, comp)))
+		goto oom;
+	n.dcomp = e->dup;
+	hm = e->hash;
+	if (!(e = rec_name(z, prod)))
+		goto oom;
+	n.dprod = e->dup;
+	hp = e->hash;
+	if (!(e = rec_name(z, cons)))
+		goto oom;
+	n.dcons = e->dup;
+	hc = e->hash;
+	if (into && !(di = rec_dup(z, into)))
+		goto oom;
 	unsigned names = decision_names(hm, hp, hc);
 	unsigned h = decision_hash(names, kernel);
-	DecisionQuery q = {z, comp, prod, cons, dm, dp, dc, v->siblings,
-			   kernel};
-	int at = seen_at(z, h, &q);
+	int at = seen_for(z, h, kernel, v->siblings, &n);
 	FusionDecision *d;
 	if (at >= 0) {
 		/* Considered again (the consumer grew): the last word counts
 		 * (the old strings stay in the log's arena). Often it is the
 		 * same word: a producer that cannot fuse stays so. */
-		d = &l->d[at];
+		d = &z->log->d[at];
 		if (same_verdict(d, z->pass, di, v))
 			return;
-	} else {
-		if (!z->kern_started) {
-			z->log_first = l->n;
-			z->kern_started = true;
-			if (!reserve_decisions(z)) {
-				z->failed = true;
-				return;
-			}
-		}
-		int i = l->n - z->log_first;
-		/* (room is usually there: reserve_decisions) */
-		if ((l->n >= l->cap &&
-		     !fz_grow((void **)&l->d, &l->cap, l->n + 1,
-			      sizeof *l->d)) ||
-		    (i >= z->cap_kern &&
-		     !fz_grow((void **)&z->kern, &z->cap_kern, i + 1,
-			      sizeof *z->kern)) ||
-		    !fz_index_add(&z->seen, h, l->n)) {
-			z->failed = true;
-			return;
-		}
-		z->kern[i] = (struct FzKern){kernel, names,
-					     kernel ? kernel->id : 0};
-		z->nkern = i + 1;
-		d = &l->d[l->n++];
+	} else if (!(d = new_decision(z, h, names, kernel))) {
+		return;
 	}
-	*d = (FusionDecision){
-		.producer = dp,
-		.consumer = dc,
-		.comp = dm,
-		.into = di,
-		.pass = z->pass,
-		.rule = v->rule,
-		.fmt = v->fmt,
-		.args = v->nargs ? arena_dup(&l->a, v->args, (size_t)v->nargs)
-				 : (const unsigned char *)"",
-		.nargs = v->nargs,
-		.fused = v->fused,
-		.siblings = v->siblings,
-		.bytes_saved = v->saved,
-	};
-	if (!d->args)
+	const unsigned char *args =
+		v->nargs ? arena_dup(&z->log->a, v->args, (size_t)v->nargs)
+			 : (const unsigned char *)"";
+	/* field by field: a compound literal cleared the whole first */
+	d->producer = n.dprod;
+	d->consumer = n.dcons;
+	d->comp = n.dcomp;
+	d->into = di;
+	d->where = NULL;
+	d->pass = z->pass;
+	d->rule = v->rule;
+	d->reason = NULL;
+	d->fmt = v->fmt;
+	d->args = args;
+	d->nargs = v->nargs;
+	d->fused = v->fused;
+	d->settled = false;
+	d->siblings = v->siblings;
+	d->bytes_saved = v->saved;
+	if (!args)
 		z->failed = true;
+	return;
+oom:
+	z->failed = true;
 }
 
 void fz_free_seen(Fz *z)
@@ -2995,9 +3052,9 @@ void fz_record_pair(Fz *z, const HloInstr *p, const HloInstr *c,
 	/* Those decide found inside c, when c has not changed since. */
 	const HloInstr *own[16], *const *in = v->nin ? v->in : own;
 	int n = v->nin ? v->nin : inner_users(p, c, own, 16);
+	const char *prod = fz_value_name(p), *comp = c->parent->name;
 	for (int i = 0; i < n; i++)
-		fz_record(z, fz_value_name(p), in[i]->name, c->parent->name,
-			  into, v, c);
+		fz_record(z, prod, in[i]->name, comp, into, v, c);
 }
 
 /* A set of pointers (open addressing, NULL an empty slot). */

@@ -157,12 +157,13 @@ typedef struct Fz {
 	HloInstr **unswept;
 	int nunswept, cap_unswept;
 	GroupCache *groups; /* NULL: no cache (out of memory) */
-	/* Names copied into the log, by address (rec_dup in fusion.c):
+	/* Names copied into the log, by address (rec_name in fusion.c):
 	 * the same text is stored once. */
-	const char *rec_src[FZ_REC_CACHE];
-	char *rec_dup[FZ_REC_CACHE];
-	unsigned rec_hash[FZ_REC_CACHE]; /* fz_hash_words of the name */
-	int rec_len[FZ_REC_CACHE];       /* its strlen */
+	struct FzRec {
+		const char *src; /* NULL: empty */
+		char *dup;       /* its copy in the log */
+		unsigned hash;   /* of its text (fusion.c: text_hash) */
+	} rec[FZ_REC_CACHE];
 	/* "param_N" for N < FZ_PARAM_NAMES once made (fusion.c:
 	 * param_name) */
 	const char *param_names[FZ_PARAM_NAMES];
