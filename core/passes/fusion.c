@@ -2789,22 +2789,6 @@ static inline const HloInstr *kernel_current(Fz *z, const HloInstr *k)
 	return k;
 }
 
-void fz_forward(Fz *z, const HloInstr *from, const HloInstr *to)
-{
-	if (!z->log || from == to || z->failed)
-		return;
-	/* about one forward per three decisions (fusions made, consumers
-	 * wrapped): room for them at the first */
-	int want = z->nfwd ? z->nfwd + 1 : z->expect / 3 + 1;
-	if (!fz_grow((void **)&z->fwd, &z->cap_fwd, want, sizeof *z->fwd) ||
-	    (!z->nfwd && !fz_index_reserve(&z->fwd_ix, want)) ||
-	    !fz_index_add(&z->fwd_ix, ptr_hash(from), z->nfwd)) {
-		z->failed = true;
-		return;
-	}
-	z->fwd[z->nfwd++] = (struct FzFwd){from, to};
-}
-
 /* The kernel decision v of the log was made in, NULL when unknown. */
 static const HloInstr *kernel_of(const Fz *z, int v)
 {
@@ -2852,6 +2836,75 @@ static unsigned decision_names(unsigned comp, unsigned prod, unsigned cons)
 static unsigned decision_hash(unsigned names, const HloInstr *kernel)
 {
 	return names ^ (kernel ? ptr_hash(kernel) : 0);
+}
+
+/* Could decision j (of kern) move to kernel to without meeting one of
+ * the same names there? */
+static bool rekey_free(const Fz *z, int j, const HloInstr *to)
+{
+	const FusionLog *l = z->log;
+	const FusionDecision *d = &l->d[z->log_first + j];
+	unsigned h = decision_hash(z->kern[j].names, to);
+	const FzIndex *ix = &z->seen;
+	unsigned mask = (unsigned)ix->cap - 1;
+	for (unsigned i = h & mask; ix->slot[i].v; i = (i + 1) & mask) {
+		int v = ix->slot[i].v - 1;
+		const FusionDecision *e = &l->d[v];
+		if (ix->slot[i].h == h && kernel_of(z, v) == to &&
+		    e->siblings == d->siblings &&
+		    same_name(e->consumer, d->consumer, NULL) &&
+		    same_name(e->producer, d->producer, NULL) &&
+		    same_name(e->comp, d->comp, NULL))
+			return false;
+	}
+	return true;
+}
+
+/* Kernel from became part of kernel to: the decisions last recorded,
+ * those made in from (a consumer wrapped into a fusion), are to's now,
+ * each unless to has one of the same names; a later one about the same
+ * names then takes its place, as settle_decisions would have merged
+ * the two (a wrap's are the only ones moved in the fusion pass, which
+ * leaves settle_decisions nothing to merge). The first word such a
+ * decision takes would have made a decision of its own: when that
+ * would have been made is kept (said), and settle_decisions orders the
+ * words of decisions it merges by it. */
+static void rekey_tail(Fz *z, const HloInstr *from, const HloInstr *to)
+{
+	int j = z->nkern;
+	while (j > 0 && z->kern[j - 1].k == from)
+		j--;
+	for (; j < z->nkern && !z->failed; j++) {
+		struct FzKern *k = &z->kern[j];
+		if (!rekey_free(z, j, to))
+			continue;
+		/* found by its new key (the old one's slot stays, met by
+		 * no lookup: from is to now for every caller) */
+		if (!fz_index_add(&z->seen, decision_hash(k->names, to),
+				  z->log_first + j))
+			z->failed = true;
+		k->k = to;
+		k->id = to->id;
+		k->wait = true;
+	}
+}
+
+void fz_forward(Fz *z, const HloInstr *from, const HloInstr *to)
+{
+	if (!z->log || from == to || z->failed)
+		return;
+	if (to && z->nkern && z->kern[z->nkern - 1].k == from)
+		rekey_tail(z, from, to);
+	/* about one forward per three decisions (fusions made, consumers
+	 * wrapped): room for them at the first */
+	int want = z->nfwd ? z->nfwd + 1 : z->expect / 3 + 1;
+	if (!fz_grow((void **)&z->fwd, &z->cap_fwd, want, sizeof *z->fwd) ||
+	    (!z->nfwd && !fz_index_reserve(&z->fwd_ix, want)) ||
+	    !fz_index_add(&z->fwd_ix, ptr_hash(from), z->nfwd)) {
+		z->failed = true;
+		return;
+	}
+	z->fwd[z->nfwd++] = (struct FzFwd){from, to};
 }
 
 /* Does decision d (of the same pair) say what v says? */
@@ -2937,7 +2990,8 @@ static FusionDecision *new_decision(Fz *z, unsigned h, unsigned names,
 		z->failed = true;
 		return NULL;
 	}
-	z->kern[i] = (struct FzKern){kernel, names, kernel ? kernel->id : 0};
+	z->kern[i] = (struct FzKern){kernel, names, kernel ? kernel->id : 0,
+				     ++z->nmade, false};
 	z->nkern = i + 1;
 	return &l->d[l->n++];
 }
@@ -2970,17 +3024,23 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 	if (into && !(di = rec_dup(z, into)))
 		goto oom;
 	unsigned names = decision_names(hm, hp, hc);
-	unsigned h = decision_hash(names, kernel);
-	int at = seen_for(z, h, kernel, v->siblings, &n);
+	int at = seen_for(z, decision_hash(names, kernel), kernel, v->siblings,
+			  &n);
 	FusionDecision *d;
 	if (at >= 0) {
 		/* Considered again (the consumer grew): the last word counts
 		 * (the old strings stay in the log's arena). Often it is the
 		 * same word: a producer that cannot fuse stays so. */
+		struct FzKern *k = &z->kern[at - z->log_first];
+		if (k->wait) { /* a decision of its own before */
+			k->wait = false;
+			k->said = ++z->nmade;
+		}
 		d = &z->log->d[at];
 		if (same_verdict(d, z->pass, di, v))
 			return;
-	} else if (!(d = new_decision(z, h, names, kernel))) {
+	} else if (!(d = new_decision(z, decision_hash(names, kernel), names,
+				      kernel))) {
 		return;
 	}
 	const unsigned char *args =
@@ -3020,6 +3080,7 @@ void fz_free_seen(Fz *z)
 	z->nfwd = z->cap_fwd = z->nkern = z->cap_kern = 0;
 	z->now_from = z->now_to = NULL;
 	z->kern_started = false;
+	z->nmade = 0;
 	if (z->fusion_names_made)
 		namemap_free(&z->fusion_names);
 	z->fusion_names_made = false;
@@ -3110,47 +3171,46 @@ static inline void name_kernel(Fz *z, FusionDecision *d, const HloInstr *kn,
 	d->settled = true;
 }
 
-/* In one walk over the pass's decisions: one decision per pair and
- * kernel now (kern[].k, where the kernels are now), a later one about
- * the same copy (its kernel forwarded in between) being the last word,
- * kept in the first one's place (only decisions in a kernel of targets
- * can meet another; nin of them moved there); and each names its
- * kernel (name_kernel). */
-static void dedup_and_name(Fz *z, const PtrSet *targets, int nin)
+/* One decision per pair and kernel now (kern[].k, where the kernels
+ * are now), in one walk over the pass's decisions: of those about the
+ * same copy (a kernel forwarded in between), the first one's place
+ * holds the last word said (kern[].said: a decision rekey_tail moved
+ * took the words a decision of its own would have had, and they count
+ * as said when that one would have been made). Only decisions in a
+ * kernel of targets can meet another; nin of them moved there. */
+static void dedup(Fz *z, const PtrSet *targets, int nin)
 {
 	FusionLog *l = z->log;
 	FzIndex ix = {0};
 	/* room made once: nin decisions moved into the targets, and about
 	 * as many made there after (a wrap's kernel: the decisions before
 	 * the first fusion moved, those after made in the fusion) */
-	if (nin && !fz_index_reserve(&ix, 2 * nin))
+	if (!fz_index_reserve(&ix, 2 * nin))
 		z->failed = true;
 	int k = 0;
 	const HloInstr *last = NULL;
-	char *name = NULL;
 	bool in = false;
 	for (int i = 0; i < z->nkern && !z->failed; i++) {
 		FusionDecision *d = &l->d[z->log_first + i];
-		const HloInstr *kn = z->kern[i].k;
-		unsigned names = z->kern[i].names;
-		if (kn != last) { /* a kernel's decisions come in runs */
-			last = kn;
-			in = nin && kn && ptrset_has(targets, kn);
-			name = kn && kn->parent && kn->op == HLO_FUSION
-				       ? rec_dup(z, kn->name)
-				       : NULL;
+		struct FzKern e = z->kern[i];
+		if (e.k != last) { /* a kernel's decisions come in runs */
+			last = e.k;
+			in = e.k && ptrset_has(targets, e.k);
 		}
 		if (in) {
 			DecisionQuery q = {z,	 d->comp, d->producer,
 					   d->consumer, NULL,	 NULL,
-					   NULL,	d->siblings, kn};
-			unsigned h = decision_hash(names, kn);
+					   NULL,	d->siblings, e.k};
+			unsigned h = decision_hash(e.names, e.k);
 			/* same_decision reads kern[] and the log up to k:
 			 * the ones kept so far */
 			int at = fz_index_find(&ix, h, same_decision, &q);
 			if (at >= 0) {
-				l->d[at] = *d;
-				name_kernel(z, &l->d[at], kn, name);
+				struct FzKern *kept = &z->kern[at - z->log_first];
+				if (e.said > kept->said) {
+					l->d[at] = *d;
+					kept->said = e.said;
+				}
 				continue;
 			}
 			if (!fz_index_add(&ix, h, z->log_first + k))
@@ -3158,9 +3218,8 @@ static void dedup_and_name(Fz *z, const PtrSet *targets, int nin)
 		}
 		if (k != i) {
 			l->d[z->log_first + k] = *d;
-			z->kern[k] = (struct FzKern){kn, names, z->kern[i].id};
+			z->kern[k] = e;
 		}
-		name_kernel(z, &l->d[z->log_first + k], kn, name);
 		k++;
 	}
 	fz_index_free(&ix);
@@ -3181,10 +3240,12 @@ static void settle_decisions(Fz *z)
 	 * of its pair and kernel unless its kernel is one that some other
 	 * decision's moved into: fz_record found any other made in the
 	 * same kernel. Those kernels, in targets, are the ones to look at;
-	 * each is the end of a chain of forwards: there are at most nfwd. */
+	 * each is the end of a chain of forwards: there are at most nfwd.
+	 * (A decision merged into another is named as the other.) */
 	PtrSet targets = {0};
 	int nmoved = 0; /* decisions whose kernel moved */
-	const HloInstr *last = NULL;
+	const HloInstr *last = NULL, *named = NULL;
+	char *name = NULL;
 	for (int i = 0; i < z->nkern && !z->failed; i++) {
 		/* a kernel moved into a fused computation is in one, but
 		 * not in place: its id tells */
@@ -3200,8 +3261,16 @@ static void settle_decisions(Fz *z)
 		}
 		z->kern[i].k = kn;
 		z->kern[i].id = kn ? kn->id : 0;
+		if (kn != named) { /* a kernel's decisions come in runs */
+			named = kn;
+			name = kn && kn->parent && kn->op == HLO_FUSION
+				       ? rec_dup(z, kn->name)
+				       : NULL;
+		}
+		name_kernel(z, &l->d[z->log_first + i], kn, name);
 	}
-	dedup_and_name(z, &targets, nmoved);
+	if (nmoved && !z->failed)
+		dedup(z, &targets, nmoved);
 	free(targets.slot);
 }
 

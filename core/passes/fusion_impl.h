@@ -195,7 +195,8 @@ typedef struct Fz {
 	 * in several kernels, and each copy its own decision. A kernel that
 	 * becomes part of another (wrapped into a fusion, or fused into its
 	 * consumer) is forwarded to it (fz_forward), so a decision follows
-	 * its consumer's copy. */
+	 * its consumer's copy; the decisions just made in it, the last of
+	 * the log, move with it at once (fusion.c: rekey_tail). */
 	int layout_copies; /* made by fz_as_layout so far */
 	struct FzKern {
 		const HloInstr *k;
@@ -204,8 +205,17 @@ typedef struct Fz {
 				   fused computation: hlo_instr_move) has a
 				   new one, though it is still in a
 				   computation */
+		/* When its word was said, in the order of the decisions
+		 * made (nmade then): moved by rekey_tail, a decision takes
+		 * the words said about its names in its new kernel, which
+		 * would have made a decision of their own, and its word
+		 * counts as that one's (settle_decisions orders words by
+		 * it); wait: moved, no word taken since. */
+		int said;
+		bool wait;
 	} *kern;
 	int nkern, cap_kern, log_first;
+	int nmade; /* decisions made, and those rekey_tail spared */
 	bool kern_started;
 	FzIndex fwd_ix; /* forwarded kernel -> its place in fwd */
 	struct FzFwd {
