@@ -2667,6 +2667,25 @@ static void tidy_params(Fz *z, HloComp *fc)
 
 /* ---- recording ------------------------------------------------------------ */
 
+/* Copies the n bytes (n > 0) at s to t in words, the last one
+ * overlapping the one before (a call to memcpy for a name of a dozen
+ * bytes cost more than the copy). */
+static inline void copy_short(char *t, const char *s, size_t n)
+{
+	if (n >= 8) {
+		for (size_t i = 0; i + 8 < n; i += 8)
+			memcpy(t + i, s + i, 8);
+		memcpy(t + n - 8, s + n - 8, 8);
+	} else if (n >= 4) {
+		memcpy(t, s, 4);
+		memcpy(t + n - 4, s + n - 4, 4);
+	} else {
+		t[0] = s[0];
+		t[n / 2] = s[n / 2];
+		t[n - 1] = s[n - 1];
+	}
+}
+
 /* A hash of the n bytes of s (n: its strlen), eight at a time: each
  * name the log stores is hashed once, and most are short. */
 static unsigned text_hash(const char *s, size_t n)
@@ -2699,11 +2718,12 @@ static unsigned text_hash(const char *s, size_t n)
 static struct FzRec *rec_fill(Fz *z, struct FzRec *e, const char *s)
 {
 	size_t n = strlen(s);
-	char *dup = arena_dup(&z->log->a, s, n + 1);
+	char *dup = arena_raw(&z->log->a, n + 1);
 	if (!dup) {
 		e->src = NULL;
 		return NULL;
 	}
+	copy_short(dup, s, n + 1);
 	*e = (struct FzRec){s, dup, text_hash(s, n)};
 	return e;
 }
@@ -2932,6 +2952,22 @@ static bool reserve_decisions(Fz *z)
 		fz_index_reserve(&z->seen, n));
 }
 
+/* v's packed arguments copied into the log, 16 bytes at a time (a
+ * call to memcpy cost more than the copy): the arena hands out
+ * multiples of 16 bytes, and v->args has room up to one. NULL when out
+ * of memory. */
+static inline const unsigned char *rec_args(Fz *z, const Verdict *v)
+{
+	_Static_assert(VERDICT_ARGS % 16 == 0, "args copied by 16 bytes");
+	if (!v->nargs)
+		return (const unsigned char *)"";
+	size_t n = ((size_t)v->nargs + 15) & ~(size_t)15;
+	unsigned char *q = arena_raw(&z->log->a, n);
+	for (size_t i = 0; q && i < n; i += 16)
+		memcpy(q + i, v->args + i, 16);
+	return q;
+}
+
 /* The names of a decision being recorded: the module's (or the
  * caller's) and their copies in the log. */
 typedef struct RecNames {
@@ -3043,9 +3079,7 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 				      kernel))) {
 		return;
 	}
-	const unsigned char *args =
-		v->nargs ? arena_dup(&z->log->a, v->args, (size_t)v->nargs)
-			 : (const unsigned char *)"";
+	const unsigned char *args = rec_args(z, v);
 	/* field by field: a compound literal cleared the whole first */
 	d->producer = n.dprod;
 	d->consumer = n.dcons;
@@ -3323,7 +3357,7 @@ static bool copy_members(FusionLog *l, FusionGroup *g, const char *name,
 	g->name = memcpy(t, name, len);
 	t += len;
 	for (int k = 0; k < n; k++) {
-		memcpy(t, names[k], lens[k]);
+		copy_short(t, names[k], lens[k]);
 		m[k] = t;
 		t += lens[k];
 	}
