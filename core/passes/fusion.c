@@ -2713,36 +2713,36 @@ static unsigned text_hash(const char *s, size_t n)
 	return (unsigned)(h >> 32) ^ (unsigned)h;
 }
 
-/* Slot e of the name cache now holds s, copied into the log and
- * hashed; NULL (e left empty) when out of memory. */
-static struct FzRec *rec_fill(Fz *z, struct FzRec *e, const char *s)
+/* Slot h of the name cache now holds s, copied into the log and
+ * hashed; -1 (the slot left empty) when out of memory. */
+static int rec_fill(Fz *z, int h, const char *s)
 {
 	size_t n = strlen(s);
 	char *dup = arena_raw(&z->log->a, n + 1);
-	if (!dup) {
-		e->src = NULL;
-		return NULL;
-	}
+	z->rec_src[h] = dup ? s : NULL;
+	if (!dup)
+		return -1;
 	copy_short(dup, s, n + 1);
-	*e = (struct FzRec){s, dup, text_hash(s, n)};
-	return e;
+	z->rec_dup[h] = dup;
+	z->rec_hash[h] = text_hash(s, n);
+	return h;
 }
 
 /* The cache slot of name s, with s's copy in the log and its hash (a
  * small cache by address: the module's names do not change during a
  * pass, and a producer, consumer or computation is named again and
- * again); NULL when out of memory. */
-static inline struct FzRec *rec_name(Fz *z, const char *s)
+ * again); -1 when out of memory. */
+static inline int rec_slot(Fz *z, const char *s)
 {
-	struct FzRec *e = &z->rec[((uintptr_t)s >> 3) % FZ_REC_CACHE];
-	return e->src == s ? e : rec_fill(z, e, s);
+	int h = (int)(((uintptr_t)s >> 3) % FZ_REC_CACHE);
+	return z->rec_src[h] == s ? h : rec_fill(z, h, s);
 }
 
 /* s copied into the log, or the copy made earlier for the same pointer. */
 static inline char *rec_dup(Fz *z, const char *s)
 {
-	struct FzRec *e = rec_name(z, s);
-	return e ? e->dup : NULL;
+	int h = rec_slot(z, s);
+	return h >= 0 ? z->rec_dup[h] : NULL;
 }
 
 static bool same_from(const void *ctx, int v)
@@ -2990,7 +2990,8 @@ static inline int seen_for(const Fz *z, unsigned h, const HloInstr *kernel,
 		if (!s->v)
 			return -1;
 		int v = s->v - 1;
-		if (s->h != h || kernel_of(z, v) != kernel)
+		/* (every decision in seen is this pass's: in kern) */
+		if (s->h != h || z->kern[v - z->log_first].k != kernel)
 			continue;
 		const FusionDecision *d = &z->log->d[v];
 		if (d->siblings == siblings &&
@@ -3041,22 +3042,22 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 	 * second one: settle_decisions keeps the last word of the two. */
 	kernel = kernel_current(z, kernel);
 	/* each name looked up once, its copy made with its hash */
-	struct FzRec *e;
+	int e;
 	RecNames n = {comp, prod, cons, NULL, NULL, NULL};
 	unsigned hm, hp, hc;
 	char *di = NULL;
-	if (!(e = rec_name(z, comp)))
+	if ((e = rec_slot(z, comp)) < 0)
 		goto oom;
-	n.dcomp = e->dup;
-	hm = e->hash;
-	if (!(e = rec_name(z, prod)))
+	n.dcomp = z->rec_dup[e];
+	hm = z->rec_hash[e];
+	if ((e = rec_slot(z, prod)) < 0)
 		goto oom;
-	n.dprod = e->dup;
-	hp = e->hash;
-	if (!(e = rec_name(z, cons)))
+	n.dprod = z->rec_dup[e];
+	hp = z->rec_hash[e];
+	if ((e = rec_slot(z, cons)) < 0)
 		goto oom;
-	n.dcons = e->dup;
-	hc = e->hash;
+	n.dcons = z->rec_dup[e];
+	hc = z->rec_hash[e];
 	if (into && !(di = rec_dup(z, into)))
 		goto oom;
 	unsigned names = decision_names(hm, hp, hc);

@@ -157,13 +157,12 @@ typedef struct Fz {
 	HloInstr **unswept;
 	int nunswept, cap_unswept;
 	GroupCache *groups; /* NULL: no cache (out of memory) */
-	/* Names copied into the log, by address (rec_name in fusion.c):
-	 * the same text is stored once. */
-	struct FzRec {
-		const char *src; /* NULL: empty */
-		char *dup;       /* its copy in the log */
-		unsigned hash;   /* of its text (fusion.c: text_hash) */
-	} rec[FZ_REC_CACHE];
+	/* Names copied into the log, by address (rec_slot in fusion.c):
+	 * the same text is stored once. Slot h holds rec_src[h] (NULL:
+	 * none), its copy and the hash of its text (text_hash). */
+	const char *rec_src[FZ_REC_CACHE];
+	char *rec_dup[FZ_REC_CACHE];
+	unsigned rec_hash[FZ_REC_CACHE];
 	/* "param_N" for N < FZ_PARAM_NAMES once made (fusion.c:
 	 * param_name) */
 	const char *param_names[FZ_PARAM_NAMES];
