@@ -2918,7 +2918,8 @@ void fz_forward(Fz *z, const HloInstr *from, const HloInstr *to)
 	/* about one forward per three decisions (fusions made, consumers
 	 * wrapped): room for them at the first */
 	int want = z->nfwd ? z->nfwd + 1 : z->expect / 3 + 1;
-	if (!fz_grow((void **)&z->fwd, &z->cap_fwd, want, sizeof *z->fwd) ||
+	if ((z->nfwd >= z->cap_fwd &&
+	     !fz_grow((void **)&z->fwd, &z->cap_fwd, want, sizeof *z->fwd)) ||
 	    (!z->nfwd && !fz_index_reserve(&z->fwd_ix, want)) ||
 	    !fz_index_add(&z->fwd_ix, ptr_hash(from), z->nfwd)) {
 		z->failed = true;
