@@ -2738,6 +2738,21 @@ static inline int rec_slot(Fz *z, const char *s)
 	return z->rec_src[h] == s ? h : rec_fill(z, h, s);
 }
 
+/* s copied into the log: the cache's copy, else a new one (the cache
+ * left as it is: for names looked up once, when no decision is
+ * recorded any more). NULL when out of memory. */
+static char *rec_copy(Fz *z, const char *s)
+{
+	int h = (int)(((uintptr_t)s >> 3) % FZ_REC_CACHE);
+	if (z->rec_src[h] == s)
+		return z->rec_dup[h];
+	size_t n = strlen(s) + 1;
+	char *dup = arena_raw(&z->log->a, n);
+	if (dup)
+		copy_short(dup, s, n);
+	return dup;
+}
+
 /* s copied into the log, or the copy made earlier for the same pointer. */
 static inline char *rec_dup(Fz *z, const char *s)
 {
@@ -3300,7 +3315,7 @@ static void settle_decisions(Fz *z)
 		if (kn != named) { /* a kernel's decisions come in runs */
 			named = kn;
 			name = kn && kn->parent && kn->op == HLO_FUSION
-				       ? rec_dup(z, kn->name)
+				       ? rec_copy(z, kn->name)
 				       : NULL;
 		}
 		name_kernel(z, &l->d[z->log_first + i], kn, name);
