@@ -3074,8 +3074,10 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 		goto oom;
 	n.dcons = z->rec_dup[e];
 	hc = z->rec_hash[e];
-	if (into && !(di = rec_dup(z, into)))
-		goto oom;
+	/* the fusion as the caller names it, until settle_decisions names
+	 * the kernel (the caller's fusion, or the one it became part of)
+	 * or copies it into the log; compared by text till then */
+	di = (char *)into;
 	unsigned names = decision_names(hm, hp, hc);
 	int at = seen_for(z, decision_hash(names, kernel), kernel, v->siblings,
 			  &n);
@@ -3278,6 +3280,18 @@ static void dedup(Fz *z, const PtrSet *targets, int nin)
 	z->nkern = k;
 }
 
+/* When the pass failed (and its log is not read): no decision from
+ * the from-th on names a fusion by the module's string (fz_record),
+ * which goes with the module. */
+static void intos_dropped(Fz *z, int from)
+{
+	for (int i = from < 0 ? 0 : from; i < z->nkern; i++) {
+		FusionDecision *d = &z->log->d[z->log_first + i];
+		if (!(d->settled && d->fused))
+			d->into = NULL;
+	}
+}
+
 /* Each decision of this pass names the fusion its consumer's copy is in
  * now: where it was fused (into), or where it stays declined (where). A
  * kernel that is gone leaves the decision to fusion_log_refresh, which
@@ -3285,8 +3299,12 @@ static void dedup(Fz *z, const PtrSet *targets, int nin)
 static void settle_decisions(Fz *z)
 {
 	FusionLog *l = z->log;
-	if (!l || z->failed || !z->nkern)
+	if (!l || !z->nkern)
 		return;
+	if (z->failed) {
+		intos_dropped(z, 0);
+		return;
+	}
 	/* Where each decision's kernel is now. A decision is the only one
 	 * of its pair and kernel unless its kernel is one that some other
 	 * decision's moved into: fz_record found any other made in the
@@ -3297,7 +3315,8 @@ static void settle_decisions(Fz *z)
 	int nmoved = 0; /* decisions whose kernel moved */
 	const HloInstr *last = NULL, *named = NULL;
 	char *name = NULL;
-	for (int i = 0; i < z->nkern && !z->failed; i++) {
+	int i = 0;
+	for (; i < z->nkern && !z->failed; i++) {
 		/* a kernel moved into a fused computation is in one, but
 		 * not in place: its id tells */
 		const HloInstr *k = z->kern[i].k,
@@ -3318,9 +3337,15 @@ static void settle_decisions(Fz *z)
 				       ? rec_copy(z, kn->name)
 				       : NULL;
 		}
-		name_kernel(z, &l->d[z->log_first + i], kn, name);
+		FusionDecision *d = &l->d[z->log_first + i];
+		name_kernel(z, d, kn, name);
+		if (d->into && !(d->settled && d->fused) &&
+		    !(d->into = rec_copy(z, d->into)))
+			z->failed = true;
 	}
-	if (nmoved && !z->failed)
+	if (z->failed)
+		intos_dropped(z, i - 1);
+	else if (nmoved)
 		dedup(z, &targets, nmoved);
 	free(targets.slot);
 }
