@@ -2928,7 +2928,7 @@ void fz_forward(Fz *z, const HloInstr *from, const HloInstr *to)
 {
 	if (!z->log || from == to || z->failed)
 		return;
-	if (to && z->nkern && z->kern[z->nkern - 1].k == from)
+	if (from && to && z->nkern && z->kern[z->nkern - 1].k == from)
 		rekey_tail(z, from, to);
 	/* about one forward per three decisions (fusions made, consumers
 	 * wrapped): room for them at the first */
