@@ -92,22 +92,49 @@ bool fz_grow(void **v, int *cap, int need, size_t elem)
 	return true;
 }
 
+/* Copies made by fusion_log_copy, by the address of the original: the
+ * decisions of a pass share their names (fusion.c stores each once),
+ * and a copy of each is enough. Direct-mapped. */
+enum { COPY_CACHE = 1024 };
+typedef struct CopyCache {
+	const char *src[COPY_CACHE];
+	char *dup[COPY_CACHE];
+} CopyCache;
+
+/* s (NULL: NULL) copied into l, or the copy made for it before. */
+static char *copy_shared(FusionLog *l, CopyCache *cc, const char *s)
+{
+	if (!s)
+		return NULL;
+	unsigned h = (unsigned)(((uintptr_t)s >> 3) % COPY_CACHE);
+	if (cc->src[h] == s)
+		return cc->dup[h];
+	char *d = fz_ldup(l, s);
+	cc->src[h] = d ? s : NULL;
+	cc->dup[h] = d;
+	return d;
+}
+
 FusionLog *fusion_log_copy(const FusionLog *l)
 {
 	FusionLog *c = fusion_log_new();
-	if (!c)
+	CopyCache *cc = calloc(1, sizeof *cc);
+	if (!c || !cc) {
+		fusion_log_free(c);
+		free(cc);
 		return NULL;
+	}
 	bool ok = fz_grow((void **)&c->d, &c->cap, l->n, sizeof *c->d) &&
 		  fz_grow((void **)&c->g, &c->capg, l->ng, sizeof *c->g);
 	for (int i = 0; ok && i < l->n; i++) {
 		const FusionDecision *s = &l->d[i];
 		FusionDecision *d = &c->d[c->n++];
 		*d = *s; /* pass, rule and fmt are static */
-		d->producer = fz_ldup(c, s->producer);
-		d->consumer = fz_ldup(c, s->consumer);
-		d->comp = fz_ldup(c, s->comp);
-		d->into = fz_ldup(c, s->into);
-		d->where = fz_ldup(c, s->where);
+		d->producer = copy_shared(c, cc, s->producer);
+		d->consumer = copy_shared(c, cc, s->consumer);
+		d->comp = copy_shared(c, cc, s->comp);
+		d->into = copy_shared(c, cc, s->into);
+		d->where = copy_shared(c, cc, s->where);
 		d->reason = fz_ldup(c, s->reason);
 		d->args = s->nargs ? arena_dup(&c->a, s->args, (size_t)s->nargs)
 				   : (const unsigned char *)"";
@@ -129,6 +156,7 @@ FusionLog *fusion_log_copy(const FusionLog *l)
 		for (int k = 0; ok && k < s->nmembers; k++)
 			ok = (g->members[k] = fz_ldup(c, s->members[k])) != NULL;
 	}
+	free(cc);
 	c->off = l->off;
 	for (int i = 0; ok && i < l->nren; i++)
 		ok = fusion_log_renamed(c, l->ren_from[i], l->ren_to[i]);
@@ -296,6 +324,10 @@ typedef struct Places {
 	bool by_made;
 	NameMap ren; /* fusion -> the one it became part of */
 	bool ren_made;
+	/* the group name asked last and its hash: a fusion's decisions
+	 * come one after another, naming it by the same string */
+	const char *asked;
+	unsigned asked_h;
 } Places;
 
 /* The decision being placed: its names and, once asked, their key. */
@@ -374,7 +406,11 @@ static bool group_has(Places *p, int gi, unsigned gh, PlaceQuery *pq,
 static bool holds(Places *p, const char *g, PlaceQuery *pq, bool *ok)
 {
 	const FzIndex *ix = &p->named;
-	unsigned gh = fz_hash_words(&g, 1);
+	if (g != p->asked) {
+		p->asked = g;
+		p->asked_h = fz_hash_words(&g, 1);
+	}
+	unsigned gh = p->asked_h;
 	if (!ix->cap)
 		return false;
 	unsigned mask = (unsigned)ix->cap - 1;
