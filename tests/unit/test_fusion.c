@@ -305,6 +305,61 @@ static void test_log(void **state)
 	hlo_module_free(m);
 }
 
+/* Records about producer "p" and consumer "c" in kernel k the word
+ * "said N" (rule too-large), as a pass does. */
+static void say_in(Fz *z, const HloInstr *k, int n)
+{
+	Verdict v;
+	fz_verdict_clear(&v);
+	fz_say(&v, false, "too-large", "said %d", n);
+	fz_record(z, "p", "c", "main", NULL, &v, k);
+}
+
+/* Kernel k becomes part of kernel to: taken out of its computation
+ * first, as the passes do. */
+static void forward(Fz *z, HloInstr *k, HloInstr *to)
+{
+	k->parent = NULL;
+	fz_forward(z, k, to);
+}
+
+/* Decisions about one pair made in kernels that all end up in one
+ * fusion are one decision, in the first one's place, with the last
+ * word said: also when the decisions just made in a kernel move with
+ * it as it is forwarded (fusion.c: rekey_tail) and take the words said
+ * in their new kernel, and those kernels are forwarded again. */
+static void test_log_moved_decisions_keep_the_last_word(void **state)
+{
+	(void)state;
+	HloModule *m = hlo_module_new("m");
+	HloComp c = {.name = "main", .module = m};
+	HloInstr k[5];
+	const char *names[] = {"a", "a2", "b", "b2", "g"};
+	for (int i = 0; i < 5; i++)
+		k[i] = (HloInstr){.op = HLO_FUSION, .parent = &c,
+				  .name = names[i], .id = m->next_id++};
+	HloInstr *a = &k[0], *a2 = &k[1], *b = &k[2], *b2 = &k[3], *g = &k[4];
+	FusionLog *l = fusion_log_new();
+	Fz z = {.m = m, .log = l, .pass = "fusion"};
+	say_in(&z, a, 1);
+	forward(&z, a, a2); /* the decision goes with a */
+	say_in(&z, b, 2);
+	forward(&z, b, b2);
+	say_in(&z, b2, 3); /* said in b2 first ... */
+	say_in(&z, a2, 4); /* ... the last word in a2 */
+	forward(&z, a2, g);
+	forward(&z, b2, g);
+	PassCtx cx = {0};
+	fz_finish(&z, &cx, NULL, 0);
+	assert_int_equal(l->n, 1);
+	char buf[FUSION_REASON_MAX];
+	assert_string_equal(fusion_decision_reason(&l->d[0], buf, sizeof buf),
+			    "said 4");
+	assert_string_equal(l->d[0].where, "g");
+	fusion_log_free(l);
+	hlo_module_free(m);
+}
+
 static void test_judge(void **state)
 {
 	(void)state;
@@ -725,6 +780,7 @@ int main(void)
 		cmocka_unit_test(test_vocabulary),
 		cmocka_unit_test(test_every_rule_has_a_golden_test),
 		cmocka_unit_test(test_log),
+		cmocka_unit_test(test_log_moved_decisions_keep_the_last_word),
 		cmocka_unit_test(test_judge),
 		cmocka_unit_test(test_judge_stale_marks),
 		cmocka_unit_test(test_force),
