@@ -2252,18 +2252,25 @@ static inline HloInstr *as_layout(Fz *z, HloComp *fc, HloInstr *v,
  * fusion is in: the copy keeps s's name in front and does not take the
  * name of another instruction (add.1 for a copy of add.57) that 'why'
  * and the log would confuse it with. False on out of memory. */
-static bool unclash(HloInstr *copy, const HloInstr *s, const HloComp *outer)
+static bool unclash_from(HloInstr *copy, const char *was,
+			 const HloComp *outer)
 {
-	if (!copy || copy->name == s->name || !strcmp(copy->name, s->name))
+	if (!copy || copy->name == was || !strcmp(copy->name, was))
 		return true;
-	size_t k = strlen(s->name);
-	if (!strncmp(copy->name, s->name, k) && copy->name[k] == '.' &&
+	size_t k = strlen(was);
+	if (!strncmp(copy->name, was, k) && copy->name[k] == '.' &&
 	    !namemap_get(&outer->names, copy->name))
 		return true; /* s.N already, and not another's name */
 	char buf[256];
-	return hlo_instr_rename(copy, pass_free_name(buf, sizeof buf, s->name,
+	return hlo_instr_rename(copy, pass_free_name(buf, sizeof buf, was,
 						     &outer->names,
 						     &copy->parent->names));
+}
+
+/* unclash_from for s's name (copy: s's copy). */
+static bool unclash(HloInstr *copy, const HloInstr *s, const HloComp *outer)
+{
+	return unclash_from(copy, s->name, outer);
 }
 
 /* Does s's name (n bytes) end in .N (digits), as unique_name's stems
@@ -2298,9 +2305,58 @@ static const char *clash_name(Fz *z, HloComp *dst, const HloInstr *s,
 	return arena_dup(&z->m->arena, buf, len + 1);
 }
 
-int fz_inline_comp_in(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
-		      HloInstr *const *ops, int nops, HloInstr **po,
-		      HloInstr **map)
+/* What pass_copy_instr_as(dst, s, ops, name) makes, made of s itself,
+ * which moves into dst (its computation is about to be dropped): the
+ * name, id, operands and place in each operand's user list that the copy
+ * would get. s's users start over: those moved after it (in post order,
+ * as the copies are made) join again as the copies would. What s leaves
+ * behind (its old computation's name map, the user lists of that
+ * computation's parameters) is not kept up to date. NULL on out of
+ * memory. */
+static HloInstr *move_as(HloComp *dst, HloInstr *s, HloInstr *const *ops,
+			 const char *name)
+{
+	Arena *a = &dst->module->arena;
+	int added = namemap_add(&dst->names, name, s);
+	if (added == 0) { /* as instr_new's uniquify */
+		name = hlo_comp_unique_name(dst, name);
+		added = name ? namemap_add(&dst->names, name, s) : -1;
+	}
+	if (added != 1)
+		return NULL;
+	void *v = arena_grow(a, dst->instrs, sizeof *dst->instrs, &dst->cap,
+			     dst->n + 1);
+	if (!v)
+		return NULL;
+	dst->instrs = v;
+	s->name = name;
+	s->id = dst->module->next_id++;
+	s->parent = dst;
+	s->nusers = 0;
+	s->user_hint = 0;
+	s->vsig = 0;
+	s->cost_sig = 0;
+	s->cost_read = 0;
+	s->nested = false;
+	for (int i = 0; i < s->nops; i++) {
+		HloInstr *o = s->ops[i] = ops[i];
+		if (!o || (o->nusers && o->users[o->nusers - 1] == s))
+			continue; /* an earlier operand already */
+		v = arena_grow(a, o->users, sizeof *o->users, &o->cap_users,
+			       o->nusers + 1);
+		if (!v)
+			return NULL;
+		o->users = v;
+		o->users[o->nusers++] = s;
+	}
+	dst->instrs[dst->n++] = s;
+	return s;
+}
+
+/* fz_inline_comp_in, or with move fz_move_comp_in. */
+static int inline_comp(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
+		       HloInstr *const *ops, int nops, HloInstr **po,
+		       HloInstr **map, bool move)
 {
 	int n = hlo_comp_post_order_into(src, po);
 	if (n < 0) {
@@ -2334,14 +2390,32 @@ int fz_inline_comp_in(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
 		}
 		for (int k = 0; k < s->nops; k++)
 			sops[k] = map[s->ops[k]->mark];
-		const char *nm = clash_name(z, dst, s, outer);
-		map[i] = nm ? pass_copy_instr_as(dst, s, sops, nm) : NULL;
+		const char *nm = clash_name(z, dst, s, outer), *was = s->name;
+		/* a tuple root is copied: the caller reads its operands */
+		bool moved = move && !(s == src->root && s->op == HLO_TUPLE);
+		map[i] = !nm	  ? NULL
+			 : moved ? move_as(dst, s, sops, nm)
+				 : pass_copy_instr_as(dst, s, sops, nm);
 		z->failed |= !map[i] ||
-			     (nm == s->name && !unclash(map[i], s, outer));
+			     (nm == was && !unclash_from(map[i], was, outer));
 	}
 	if (sops != small)
 		free(sops);
 	return z->failed ? -1 : n;
+}
+
+int fz_inline_comp_in(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
+		      HloInstr *const *ops, int nops, HloInstr **po,
+		      HloInstr **map)
+{
+	return inline_comp(z, src, dst, outer, ops, nops, po, map, false);
+}
+
+int fz_move_comp_in(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
+		    HloInstr *const *ops, int nops, HloInstr **po,
+		    HloInstr **map)
+{
+	return inline_comp(z, src, dst, outer, ops, nops, po, map, true);
 }
 
 int fz_inline_comp(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,

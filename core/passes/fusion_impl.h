@@ -364,6 +364,14 @@ int fz_inline_comp(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
 int fz_inline_comp_in(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
 		      HloInstr *const *ops, int nops, HloInstr **po,
 		      HloInstr **map);
+/* fz_inline_comp_in for a src dropped right after (fz_drop_comp): its
+ * instructions but the parameters move into dst instead of being copied
+ * (with the names, ids and user lists the copies would have), and
+ * map[i] is po[i] itself for those. Of src only its parameters and root
+ * may be read after; a tuple root is copied, not moved. */
+int fz_move_comp_in(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
+		    HloInstr *const *ops, int nops, HloInstr **po,
+		    HloInstr **map);
 HloInstr *fz_copy_into(Fz *z, HloInstr *p, HloInstr *f);
 HloInstr *fz_as_layout(Fz *z, HloComp *fc, HloInstr *v, const Shape *want);
 

@@ -564,7 +564,8 @@ static HloInstr *merge_siblings(Fz *z, Order *ord, HloInstr *a, HloInstr *b)
 		return NULL;
 	HloComp *bc = fz_fused_comp(b);
 	bool b_tuple = bc->root->op == HLO_TUPLE;
-	/* Copy b's computation into a: b's parameters become a's. */
+	/* Move b's computation into a (b and it go after): b's parameters
+	 * become a's. */
 	HloComp *ac = fz_fused_comp(a);
 	/* on the stack for the few operands and instructions most have */
 	enum { SMALL = 32 };
@@ -580,8 +581,8 @@ static HloInstr *merge_siblings(Fz *z, Order *ord, HloInstr *a, HloInstr *b)
 	for (int i = 0; bops && i < b->nops && !z->failed; i++)
 		bops[i] = fz_param_for(z, a, b->ops[i]);
 	int n = bops && po && map && !z->failed
-			? fz_inline_comp_in(z, bc, ac, a->parent, bops, b->nops,
-					    po, map)
+			? fz_move_comp_in(z, bc, ac, a->parent, bops, b->nops,
+					  po, map)
 			: -1;
 	if (bops != small_ops)
 		free(bops);
