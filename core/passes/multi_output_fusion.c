@@ -29,14 +29,15 @@ typedef struct Order {
 	 * (order_fit), garbage for the rest. */
 	int *lv;
 	int cap;
-	/* What mof_unfit and heroes found of an instruction, by id (cleared
-	 * like lv): asked of each instruction again for every value it
-	 * reads and every one it is offered with, and found by walking its
-	 * fused computation (memory scattered over the heap). It holds
-	 * until something merges into the instruction (forget), or the
-	 * computation is left. */
+	/* What mof_unfit and scanned found of an instruction, by id
+	 * (cleared like lv): asked of each instruction again for every
+	 * value it reads and every one it is offered with, and found by
+	 * walking its fused computation (memory scattered over the heap).
+	 * It holds until something merges into the instruction (forget),
+	 * or the computation is left. */
 	unsigned char *seen; /* F_* bits */
 	const char **why;    /* mof_unfit's answer, when F_UNFIT */
+	struct Scan *scan;   /* scanned's answer, when F_SCANNED */
 	HloInstr **stack;    /* scratch for walks */
 	int cap_stack;
 	bool stale; /* a raise ran out of stack: rebuild before trusting */
@@ -47,11 +48,19 @@ typedef struct Order {
 } Order;
 
 enum {
-	F_UNFIT = 1,  /* why[] holds mof_unfit's answer */
-	F_HEROES = 2, /* F_REDUCE and F_DOT are known */
+	F_UNFIT = 1,    /* why[] holds mof_unfit's answer */
+	F_SCANNED = 2,  /* scan[] holds scanned's answer */
 	F_REDUCE = 4, /* a reduce, or a fusion holding one */
 	F_DOT = 8,    /* a dot or convolution, or a fusion holding one */
 };
+
+/* What the checks ask of an instruction's fused computation, found in
+ * one walk over it (scan_of). */
+typedef struct Scan {
+	unsigned heroes;   /* F_REDUCE and F_DOT */
+	int nparams;       /* hlo_comp_param_count */
+	const Shape *loop; /* the shape its kernel iterates over */
+} Scan;
 
 static bool order_fit(Order *o, HloModule *m, int nstack)
 {
@@ -71,6 +80,10 @@ static bool order_fit(Order *o, HloModule *m, int nstack)
 		if (!w)
 			return false;
 		o->why = w;
+		Scan *sc = realloc(o->scan, sizeof *sc * (size_t)nc);
+		if (!sc)
+			return false;
+		o->scan = sc;
 		/* the first time, ids from next_id on are those still to
 		 * be made (below, order_build sets those of the
 		 * computation); later, all past the old end are new */
@@ -179,27 +192,83 @@ static bool reaches(HloModule *m, Order *o, HloInstr *a, HloInstr *b)
 	return false;
 }
 
-/* The shape a kernel iterates over: a reduce's input, else its result
- * (the first output of a multi-output fusion). */
-static const Shape *loop_shape(const HloInstr *x)
+/* x's heroes (F_REDUCE and F_DOT: its own opcode, or what its fused
+ * computation holds, as fz_group_of's nreduce and ndot), its fused
+ * computation's parameter count, and the shape its kernel iterates
+ * over: a reduce's input, else its result (the first output of a
+ * multi-output fusion; NULL for a fusion without a root). */
+static Scan scan_of(const HloInstr *x)
 {
-	HloComp *fc = fz_fused_comp(x);
+	Scan r = {0, 0, NULL};
+	const HloComp *fc = fz_fused_comp(x);
 	const HloInstr *h = x;
 	if (fc) {
 		h = fc->root;
-		for (int i = 0; i < fc->n; i++)
-			if (fc->instrs[i]->op == HLO_REDUCE)
-				h = fc->instrs[i];
-		if (h->op == HLO_TUPLE && h->nops)
+		for (int i = 0; i < fc->n; i++) {
+			const HloInstr *q = fc->instrs[i];
+			if (q->op == HLO_PARAMETER) {
+				r.nparams++;
+			} else if (q->op == HLO_DOT ||
+				   q->op == HLO_CONVOLUTION) {
+				r.heroes |= F_DOT;
+			} else if (q->op == HLO_REDUCE) {
+				r.heroes |= F_REDUCE;
+				h = q; /* the last one */
+			}
+		}
+		if (h && h->op == HLO_TUPLE && h->nops)
 			h = h->ops[0];
+	} else if (x->op == HLO_REDUCE) {
+		r.heroes = F_REDUCE;
+	} else if (x->op == HLO_DOT || x->op == HLO_CONVOLUTION) {
+		r.heroes = F_DOT;
 	}
-	if (h->op == HLO_REDUCE && h->nops)
-		return h->ops[0]->shape;
-	return h->shape;
+	if (h)
+		r.loop = h->op == HLO_REDUCE && h->nops ? h->ops[0]->shape
+							: h->shape;
+	return r;
 }
 
-/* Can x be one side of a multi-output fusion? NULL when it can. */
-static const char *unfit_of(GroupCache *gc, const HloInstr *x)
+/* scan_of(x), found once per instruction: it reads x's opcode and
+ * fused computation, which only a merge into x changes (forget). */
+static const Scan *scanned(Order *o, const HloInstr *x)
+{
+	unsigned s = o->seen[x->id];
+	Scan *r = &o->scan[x->id];
+	if (s & F_SCANNED) {
+#if XR_ASAN
+		Scan now = scan_of(x);
+		Group g = fz_group_of(x);
+		if (now.heroes != r->heroes || now.nparams != r->nparams ||
+		    now.loop != r->loop ||
+		    !!(r->heroes & F_REDUCE) != !!g.nreduce ||
+		    !!(r->heroes & F_DOT) != !!g.ndot) {
+			fprintf(stderr, "scanned: %s changed unseen\n",
+				x->name);
+			abort();
+		}
+#endif
+		return r;
+	}
+	*r = scan_of(x);
+	o->seen[x->id] = (unsigned char)(s | F_SCANNED);
+	return r;
+}
+
+static unsigned heroes(Order *o, const HloInstr *x)
+{
+	return scanned(o, x)->heroes;
+}
+
+static const Shape *loop_shape(Order *o, const HloInstr *x)
+{
+	return scanned(o, x)->loop;
+}
+
+/* Can x be one side of a multi-output fusion? NULL when it can. sc:
+ * scan_of(x). */
+static const char *unfit_of(GroupCache *gc, const HloInstr *x,
+			    const Scan *sc)
 {
 	if (x->op == HLO_FUSION) {
 		const char *k = hlo_attr_enum(x, A_KIND);
@@ -207,10 +276,13 @@ static const char *unfit_of(GroupCache *gc, const HloInstr *x)
 		if (!k || !fc || !fc->root ||
 		    (strcmp(k, "kLoop") && strcmp(k, "kInput")))
 			return "not a loop or input fusion";
-		if (hlo_comp_param_count(fc) != x->nops)
+		if (sc->nparams != x->nops)
 			return "a fusion passing operands its computation "
 			       "does not read";
-		return fz_control_edges(gc, x);
+		/* (the usual answer, without a call) */
+		return x->parent->module->control_preds
+			       ? fz_control_edges(gc, x)
+			       : NULL;
 	}
 	const char *why = fz_unfusible(gc, x);
 	if (why)
@@ -229,7 +301,8 @@ static const char *mof_unfit(GroupCache *gc, Order *o, const HloInstr *x)
 {
 	if (o->seen[x->id] & F_UNFIT) {
 #if XR_ASAN
-		if (unfit_of(gc, x) != o->why[x->id]) {
+		Scan now = scan_of(x);
+		if (unfit_of(gc, x, &now) != o->why[x->id]) {
 			fprintf(stderr, "mof_unfit: %s changed unseen\n",
 				x->name);
 			abort();
@@ -237,53 +310,12 @@ static const char *mof_unfit(GroupCache *gc, Order *o, const HloInstr *x)
 #endif
 		return o->why[x->id];
 	}
-	const char *why = unfit_of(gc, x);
+	/* only a fusion's is asked for */
+	const char *why = unfit_of(
+		gc, x, x->op == HLO_FUSION ? scanned(o, x) : NULL);
 	o->why[x->id] = why;
 	o->seen[x->id] |= F_UNFIT;
 	return why;
-}
-
-/* F_REDUCE and F_DOT of x: its own opcode, or what its fused
- * computation holds (fz_group_of's nreduce and ndot, without the rest
- * of its scan). */
-static unsigned heroes_of(const HloInstr *x)
-{
-	const HloComp *fc = fz_fused_comp(x);
-	if (!fc) {
-		if (x->op == HLO_PARAMETER)
-			return 0; /* scan_one counts none */
-		return x->op == HLO_REDUCE                            ? F_REDUCE
-		       : x->op == HLO_DOT || x->op == HLO_CONVOLUTION ? F_DOT
-								      : 0;
-	}
-	unsigned f = 0;
-	for (int i = 0; i < fc->n && f != (F_REDUCE | F_DOT); i++) {
-		HloOpcode op = fc->instrs[i]->op;
-		if (op == HLO_DOT || op == HLO_CONVOLUTION)
-			f |= F_DOT;
-		else if (op == HLO_REDUCE)
-			f |= F_REDUCE;
-	}
-	return f;
-}
-
-static unsigned heroes(Order *o, const HloInstr *x)
-{
-	unsigned s = o->seen[x->id];
-	if (s & F_HEROES) {
-#if XR_ASAN
-		Group g = fz_group_of(x);
-		if (!!(s & F_REDUCE) != !!g.nreduce ||
-		    !!(s & F_DOT) != !!g.ndot) {
-			fprintf(stderr, "heroes: %s changed unseen\n", x->name);
-			abort();
-		}
-#endif
-		return s & (F_REDUCE | F_DOT);
-	}
-	unsigned f = heroes_of(x);
-	o->seen[x->id] = (unsigned char)((s & F_UNFIT) | F_HEROES | f);
-	return f;
 }
 
 /* Something merged into x: what was found of it goes. */
@@ -300,6 +332,31 @@ static int outputs(HloInstr *f, HloInstr ***out)
 	}
 	*out = &fc->root;
 	return 1;
+}
+
+/* A get-tuple-element of f (NULL: the caller sets its operand) for
+ * element k, of shape sh, in outer, named as the pass names them. Its
+ * index is its one attribute: made as hlo_attr_set would make it, but
+ * without the look for one there first. NULL on out of memory. */
+static HloInstr *new_gte(Fz *z, HloComp *outer, Shape *sh, HloInstr *f,
+			 int64_t k)
+{
+	HloInstr *g = fz_new_fresh(z, outer, HLO_GET_TUPLE_ELEMENT, sh,
+				   "get-tuple-element", &z->next_gte,
+				   &z->gte_direct, NULL, f ? 1 : 0,
+				   f ? &f : NULL);
+	HloAttr *ix = g ? arena_raw(&z->m->arena, sizeof *ix) : NULL;
+	if (!ix) {
+		z->failed = true;
+		return NULL;
+	}
+	memset(ix, 0, sizeof *ix);
+	ix->key = A_INDEX;
+	ix->name = hlo_attr_name(A_INDEX);
+	ix->u.i = k;
+	g->attrs = ix;
+	g->nattrs = g->cap_attrs = 1;
+	return g;
 }
 
 /* Makes every reader of multi-output fusion f a get-tuple-element, so
@@ -325,16 +382,8 @@ static bool elementwise_readers(Fz *z, HloInstr *f)
 		    !fz_among(readers, nr, f->users[i]))
 			readers[nr++] = f->users[i];
 	fz_touch(z, outer);
-	for (int k = 0; ok && k < n; k++) {
-		els[k] = fz_new_fresh(z, outer, HLO_GET_TUPLE_ELEMENT,
-				      outs[k]->shape, "get-tuple-element",
-				      &z->next_gte, &z->gte_direct, NULL, 1,
-				      &f);
-		HloAttr *ix = els[k] ? hlo_attr_set(els[k], A_INDEX, NULL)
-				     : NULL;
-		if ((ok = ix != NULL))
-			ix->u.i = k;
-	}
+	for (int k = 0; ok && k < n; k++)
+		ok = (els[k] = new_gte(z, outer, outs[k]->shape, f, k)) != NULL;
 	HloInstr *t = ok ? hlo_instr_new_unique(outer, HLO_TUPLE, f->shape,
 						"tuple", n, els)
 			 : NULL;
@@ -453,16 +502,10 @@ static int add_output(Fz *z, HloInstr *f, HloInstr *extra)
 	if (was_tuple)
 		return n; /* users already read get-tuple-elements */
 	/* Single-output before: its users now read element 0. */
-	HloInstr *g = fz_new_fresh(z, outer, HLO_GET_TUPLE_ELEMENT,
-				   old_shape, /* f has a new one */
-				   "get-tuple-element", &z->next_gte,
-				   &z->gte_direct, NULL, 0, NULL);
-	HloAttr *ix = g ? hlo_attr_set(g, A_INDEX, NULL) : NULL;
-	if (!ix) {
-		z->failed = true;
+	HloInstr *g = new_gte(z, outer, old_shape /* f has a new one */, NULL,
+			      0);
+	if (!g)
 		return -1;
-	}
-	ix->u.i = 0;
 	hlo_replace_all_uses(f, g);
 	HloInstr *op = f;
 	g->ops = arena_alloc(a, sizeof *g->ops);
@@ -479,16 +522,9 @@ static int add_output(Fz *z, HloInstr *f, HloInstr *extra)
 /* A get-tuple-element of f for output k, replacing every use of old. */
 static bool reroute(Fz *z, HloInstr *f, int k, HloInstr *old)
 {
-	HloComp *outer = f->parent;
-	HloInstr *g = fz_new_fresh(z, outer, HLO_GET_TUPLE_ELEMENT,
-				   old->shape, "get-tuple-element",
-				   &z->next_gte, &z->gte_direct, NULL, 1, &f);
-	HloAttr *ix = g ? hlo_attr_set(g, A_INDEX, NULL) : NULL;
-	if (!ix) {
-		z->failed = true;
+	HloInstr *g = new_gte(z, f->parent, old->shape, f, k);
+	if (!g)
 		return false;
-	}
-	ix->u.i = k;
 	hlo_replace_all_uses(old, g);
 	return true;
 }
@@ -696,10 +732,12 @@ static bool siblings_of(Fz *z, HloInstr *o, Order *ord)
 				       "it "
 				       "is %s",
 				       b->name, why);
-			} else if (!shape_same_dims(loop_shape(a),
-						    loop_shape(b))) {
-				fz_shape_text(s1, sizeof s1, loop_shape(a));
-				fz_shape_text(s2, sizeof s2, loop_shape(b));
+			} else if (!shape_same_dims(loop_shape(ord, a),
+						    loop_shape(ord, b))) {
+				fz_shape_text(s1, sizeof s1,
+					      loop_shape(ord, a));
+				fz_shape_text(s2, sizeof s2,
+					      loop_shape(ord, b));
 				fz_say(&v, false, "mof-shapes",
 				       "different loop shapes (%s vs %s)", s1,
 				       s2);
@@ -777,9 +815,10 @@ static bool producer_mof(Fz *z, HloInstr *p, Order *ord)
 			       "multi-output fusion creates a cycle: another "
 			       "user of %s feeds %s",
 			       p->name, cons->name);
-		} else if (!shape_same_dims(loop_shape(p), loop_shape(cons))) {
-			fz_shape_text(s1, sizeof s1, loop_shape(p));
-			fz_shape_text(s2, sizeof s2, loop_shape(cons));
+		} else if (!shape_same_dims(loop_shape(ord, p),
+					    loop_shape(ord, cons))) {
+			fz_shape_text(s1, sizeof s1, loop_shape(ord, p));
+			fz_shape_text(s2, sizeof s2, loop_shape(ord, cons));
 			fz_say(&v, false, "mof-shapes",
 			       "different loop shapes (%s vs %s)", s1, s2);
 		} else if (fz_merged_operands(p, cons) > FUSION_MAX_OPERANDS) {
@@ -894,6 +933,7 @@ static void mof_comp(Fz *z, HloComp *c)
 	free(ord.lv);
 	free(ord.seen);
 	free(ord.why);
+	free(ord.scan);
 	free(ord.stack);
 }
 
