@@ -29,6 +29,8 @@ typedef struct Order {
 	 * (order_fit), garbage for the rest. */
 	int *lv;
 	int cap;
+	int zeroed; /* lv and seen are zeroed from the first id made on to
+		       here (order_fit) */
 	/* What mof_unfit and scanned found of an instruction, by id
 	 * (cleared like lv): asked of each instruction again for every
 	 * value it reads and every one it is offered with, and found by
@@ -41,6 +43,9 @@ typedef struct Order {
 	HloInstr **stack;    /* scratch for walks */
 	int cap_stack;
 	bool stale; /* a raise ran out of stack: rebuild before trusting */
+	/* "tuple" in the module's arena, the name of every new root
+	 * (add_output) that has it free: one copy for all */
+	const char *tuple;
 	/* fz_human's text for saved bytes last_saved (siblings of one
 	 * value, and a model's repeated layers, save the same) */
 	int64_t last_saved;
@@ -86,11 +91,20 @@ static bool order_fit(Order *o, HloModule *m, int nstack)
 		o->scan = sc;
 		/* the first time, ids from next_id on are those still to
 		 * be made (below, order_build sets those of the
-		 * computation); later, all past the old end are new */
-		int from = o->cap ? o->cap : m->next_id;
-		memset(p + from, 0, sizeof *p * (size_t)(nc - from));
-		memset(q + from, 0, (size_t)(nc - from));
+		 * computation) */
+		if (!o->cap)
+			o->zeroed = m->next_id;
 		o->cap = nc;
+	}
+	/* The ids made since the last call, and some ahead (those a merge
+	 * makes before its raise_levels): a few per merge, not the
+	 * whole room at once. */
+	int to = m->next_id + 1 + 256 < o->cap ? m->next_id + 1 + 256 : o->cap;
+	if (o->zeroed < to) {
+		memset(o->lv + o->zeroed, 0,
+		       sizeof *o->lv * (size_t)(to - o->zeroed));
+		memset(o->seen + o->zeroed, 0, (size_t)(to - o->zeroed));
+		o->zeroed = to;
 	}
 	if (o->cap_stack < nstack + 1) {
 		/* twice what is asked: a computation that grows by one
@@ -229,29 +243,31 @@ static Scan scan_of(const HloInstr *x)
 	return r;
 }
 
+/* scanned when x's scan is not kept yet. */
+static const Scan *scan_first(Order *o, const HloInstr *x)
+{
+	o->scan[x->id] = scan_of(x);
+	o->seen[x->id] |= F_SCANNED;
+	return &o->scan[x->id];
+}
+
 /* scan_of(x), found once per instruction: it reads x's opcode and
  * fused computation, which only a merge into x changes (forget). */
-static const Scan *scanned(Order *o, const HloInstr *x)
+static inline const Scan *scanned(Order *o, const HloInstr *x)
 {
-	unsigned s = o->seen[x->id];
-	Scan *r = &o->scan[x->id];
-	if (s & F_SCANNED) {
+	if (!(o->seen[x->id] & F_SCANNED))
+		return scan_first(o, x);
+	const Scan *r = &o->scan[x->id];
 #if XR_ASAN
-		Scan now = scan_of(x);
-		Group g = fz_group_of(x);
-		if (now.heroes != r->heroes || now.nparams != r->nparams ||
-		    now.loop != r->loop ||
-		    !!(r->heroes & F_REDUCE) != !!g.nreduce ||
-		    !!(r->heroes & F_DOT) != !!g.ndot) {
-			fprintf(stderr, "scanned: %s changed unseen\n",
-				x->name);
-			abort();
-		}
-#endif
-		return r;
+	Scan now = scan_of(x);
+	Group g = fz_group_of(x);
+	if (now.heroes != r->heroes || now.nparams != r->nparams ||
+	    now.loop != r->loop || !!(r->heroes & F_REDUCE) != !!g.nreduce ||
+	    !!(r->heroes & F_DOT) != !!g.ndot) {
+		fprintf(stderr, "scanned: %s changed unseen\n", x->name);
+		abort();
 	}
-	*r = scan_of(x);
-	o->seen[x->id] = (unsigned char)(s | F_SCANNED);
+#endif
 	return r;
 }
 
@@ -294,28 +310,34 @@ static const char *unfit_of(GroupCache *gc, const HloInstr *x,
 	return NULL;
 }
 
-/* unfit_of(x), found once per instruction: what it reads is x's kind,
- * opcode, shape, control edges and fused computation, which only a
- * merge into x changes (forget). */
-static const char *mof_unfit(GroupCache *gc, Order *o, const HloInstr *x)
+/* mof_unfit when x's answer is not kept yet. */
+static const char *unfit_first(GroupCache *gc, Order *o, const HloInstr *x)
 {
-	if (o->seen[x->id] & F_UNFIT) {
-#if XR_ASAN
-		Scan now = scan_of(x);
-		if (unfit_of(gc, x, &now) != o->why[x->id]) {
-			fprintf(stderr, "mof_unfit: %s changed unseen\n",
-				x->name);
-			abort();
-		}
-#endif
-		return o->why[x->id];
-	}
-	/* only a fusion's is asked for */
+	/* only a fusion's scan is asked for */
 	const char *why = unfit_of(
 		gc, x, x->op == HLO_FUSION ? scanned(o, x) : NULL);
 	o->why[x->id] = why;
 	o->seen[x->id] |= F_UNFIT;
 	return why;
+}
+
+/* unfit_of(x), found once per instruction: what it reads is x's kind,
+ * opcode, shape, control edges and fused computation, which only a
+ * merge into x changes (forget). Inline: asked for every value and
+ * user, mostly kept already. */
+static inline const char *mof_unfit(GroupCache *gc, Order *o,
+				    const HloInstr *x)
+{
+	if (!(o->seen[x->id] & F_UNFIT))
+		return unfit_first(gc, o, x);
+#if XR_ASAN
+	Scan now = scan_of(x);
+	if (unfit_of(gc, x, &now) != o->why[x->id]) {
+		fprintf(stderr, "mof_unfit: %s changed unseen\n", x->name);
+		abort();
+	}
+#endif
+	return o->why[x->id];
 }
 
 /* Something merged into x: what was found of it goes. */
@@ -446,7 +468,7 @@ static bool in_order(HloModule *m, const HloComp *fc)
 /* Makes f's root a tuple of (its outputs..., extra) and rewires f's
  * users: they read get-tuple-element 0.. of f. Returns the index extra
  * got, -1 on failure. */
-static int add_output(Fz *z, HloInstr *f, HloInstr *extra)
+static int add_output(Fz *z, Order *ord, HloInstr *f, HloInstr *extra)
 {
 	HloComp *fc = fz_fused_comp(f), *outer = f->parent;
 	Arena *a = &z->m->arena;
@@ -480,9 +502,14 @@ static int add_output(Fz *z, HloInstr *f, HloInstr *extra)
 	ops[n] = extra;
 	shapes[n] = extra->shape;
 	Shape *ts = shape_tuple(a, n + 1, shapes);
-	HloInstr *root =
-		ts ? hlo_instr_new_unique(fc, HLO_TUPLE, ts, "tuple", n + 1, ops)
-		   : NULL;
+	if (!ord->tuple)
+		ord->tuple = arena_strdup(a, "tuple");
+	/* (hlo_instr_new_unique with the name copied once) */
+	HloInstr *root = ts && ord->tuple
+				 ? hlo_instr_new_in_arena(fc, HLO_TUPLE, ts,
+							  ord->tuple, n + 1,
+							  ops)
+				 : NULL;
 	if (!small) {
 		free(ops);
 		free(shapes);
@@ -630,7 +657,7 @@ static HloInstr *merge_siblings(Fz *z, Order *ord, HloInstr *a, HloInstr *b)
 		bouts = b_tuple ? bc->root->ops : &bc->root;
 		int first = -1;
 		for (int k = 0; k < nb && !z->failed; k++) {
-			int at = add_output(z, a, map[bouts[k]->mark]);
+			int at = add_output(z, ord, a, map[bouts[k]->mark]);
 			if (k == 0)
 				first = at;
 		}
@@ -857,7 +884,7 @@ static bool producer_mof(Fz *z, HloInstr *p, Order *ord)
 			fz_drop_operand(cons, k);
 		}
 		pass_compact(fc); /* the parameters dropped */
-		int at = add_output(z, cons, pv);
+		int at = add_output(z, ord, cons, pv);
 		if (at < 0 || !reroute(z, cons, at, p))
 			return false;
 		fz_set_kind(cons, kind_of(ord, cons));
