@@ -271,6 +271,14 @@ static inline const Scan *scanned(Order *o, const HloInstr *x)
 	return r;
 }
 
+/* s is x's scan, worked out without the walk (sanitizer builds check
+ * it at the next look). */
+static void scan_known(Order *o, const HloInstr *x, Scan s)
+{
+	o->scan[x->id] = s;
+	o->seen[x->id] |= F_SCANNED;
+}
+
 static unsigned heroes(Order *o, const HloInstr *x)
 {
 	return scanned(o, x)->heroes;
@@ -621,6 +629,14 @@ static HloInstr *merge_siblings(Fz *z, Order *ord, HloInstr *a, HloInstr *b)
 {
 	/* a computation made just now (fz_wrap) is left to fz_finish */
 	bool wrapped = a->op != HLO_FUSION;
+	/* Of two fusions, a's scan after follows from both scans before:
+	 * its heroes are theirs, its parameters a's and those it gains,
+	 * and its loop shape stays when b brings no reduce (a's last
+	 * reduce, else its first output, is still the one). */
+	bool fusions = !wrapped && b->op == HLO_FUSION;
+	Scan sa = fusions ? *scanned(ord, a) : (Scan){0, 0, NULL};
+	Scan sb = fusions ? *scanned(ord, b) : (Scan){0, 0, NULL};
+	int nops = a->nops;
 	if (wrapped && !(a = fz_wrap(z, a)))
 		return NULL;
 	if (b->op != HLO_FUSION && !(b = fz_wrap(z, b)))
@@ -696,6 +712,10 @@ static HloInstr *merge_siblings(Fz *z, Order *ord, HloInstr *a, HloInstr *b)
 		}
 #endif
 		forget(ord, a);
+		if (fusions && !(sb.heroes & F_REDUCE))
+			scan_known(ord, a,
+				   (Scan){sa.heroes | sb.heroes,
+					  sa.nparams + a->nops - nops, sa.loop});
 		fz_set_kind(a, kind_of(ord, a));
 		if (!z->failed && b->nusers == 0) {
 			if (z->log && !fusion_log_renamed(z->log, b->name, a->name))
@@ -814,19 +834,21 @@ static bool siblings_of(Fz *z, HloInstr *o, Order *ord)
  * extra output of c. */
 static bool producer_mof(Fz *z, HloInstr *p, Order *ord)
 {
-	if (p->nusers < 2 || mof_unfit(z->groups, ord, p))
+	if (p->nusers < 2)
 		return false;
-	/* p's group is asked only once a consumer qualifies: most
-	 * producers have none, and the scan of p would be wasted. */
+	/* p is asked about only once a consumer qualifies: most producers
+	 * have none, and the look at p would be wasted. A consumer without
+	 * a reduction is passed over before the rest of its look. */
 	bool p_ok = false;
 	for (int i = 0; i < p->nusers; i++) {
 		HloInstr *cons = p->users[i];
-		if (cons->op != HLO_FUSION || mof_unfit(z->groups, ord, cons))
+		if (cons->op != HLO_FUSION ||
+		    !(heroes(ord, cons) & F_REDUCE) || /* the case that pays:
+							  a reduction's input */
+		    mof_unfit(z->groups, ord, cons))
 			continue;
-		if (!(heroes(ord, cons) & F_REDUCE))
-			continue; /* the case that pays: a reduction's input */
 		if (!p_ok) {
-			if (heroes(ord, p))
+			if (mof_unfit(z->groups, ord, p) || heroes(ord, p))
 				return false;
 			p_ok = true;
 		}
