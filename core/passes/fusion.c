@@ -2283,13 +2283,26 @@ static bool numbered(const char *s, size_t n)
 	return k < n && k > 0 && s[k - 1] == '.';
 }
 
+/* clash_name's s.N for a name (n bytes) ending in .N and taken in dst,
+ * dst's name hints moved as the first naming would have. */
+static const char *clash_rename(Fz *z, HloComp *dst, const char *name,
+				size_t n, const HloComp *outer)
+{
+	hlo_comp_skip_unique_name(dst, name, n);
+	char buf[256];
+	size_t len;
+	pass_free_namen(buf, sizeof buf, name, n, &outer->names, &dst->names,
+			&len);
+	return arena_dup(&z->m->arena, buf, len + 1);
+}
+
 /* The name unclash gives the copy of s made in dst, found at once: s's
  * own name when free in dst, else, when s's name ends in .N (then the
  * name hlo_comp_unique_name would give first, stem.M, is never of the
- * form s.N and unclash always renames), the free s.N, with dst's name
- * hints moved as the first naming would have. Otherwise s's name, and
- * the copy goes through unclash. NULL on out of memory. The name's
- * length is found once and handed on (no strlen after). */
+ * form s.N and unclash always renames), the free s.N (clash_rename).
+ * Otherwise s's name, and the copy goes through unclash. NULL on out of
+ * memory. The name's length is found once and handed on (no strlen
+ * after). */
 static const char *clash_name(Fz *z, HloComp *dst, const HloInstr *s,
 			      const HloComp *outer)
 {
@@ -2297,30 +2310,36 @@ static const char *clash_name(Fz *z, HloComp *dst, const HloInstr *s,
 	if (!s->parent || s->parent->module != dst->module || n > 180 ||
 	    !numbered(s->name, n) || !namemap_getn(&dst->names, s->name, n))
 		return s->name;
-	hlo_comp_skip_unique_name(dst, s->name, n);
-	char buf[256];
-	size_t len;
-	pass_free_namen(buf, sizeof buf, s->name, n, &outer->names,
-			&dst->names, &len);
-	return arena_dup(&z->m->arena, buf, len + 1);
+	return clash_rename(z, dst, s->name, n, outer);
 }
 
-/* What pass_copy_instr_as(dst, s, ops, name) makes, made of s itself,
- * which moves into dst (its computation is about to be dropped): the
- * name, id, operands and place in each operand's user list that the copy
- * would get. s's users start over: those moved after it (in post order,
- * as the copies are made) join again as the copies would. What s leaves
- * behind (its old computation's name map, the user lists of that
- * computation's parameters) is not kept up to date. NULL on out of
- * memory. */
-static HloInstr *move_as(HloComp *dst, HloInstr *s, HloInstr *const *ops,
-			 const char *name)
+/* What inline_comp's copy of s makes (clash_name, pass_copy_instr_as,
+ * unclash), made of s itself, which moves into dst (its computation is
+ * about to be dropped): the name, id, operands and place in each
+ * operand's user list that the copy would get. The name is tried in dst
+ * first: clash_name's look there is the same probe. s's users start
+ * over: those moved after it (in post order, as the copies are made)
+ * join again as the copies would. What s leaves behind (its old
+ * computation's name map, the user lists of that computation's
+ * parameters) is not kept up to date. NULL on out of memory. */
+static HloInstr *move_as(Fz *z, HloComp *dst, HloInstr *s,
+			 HloInstr *const *ops, const HloComp *outer)
 {
 	Arena *a = &dst->module->arena;
+	const char *was = s->name, *name = was;
+	bool plain = true; /* clash_name keeps s's name: unclash after */
 	int added = namemap_add(&dst->names, name, s);
-	if (added == 0) { /* as instr_new's uniquify */
-		name = hlo_comp_unique_name(dst, name);
-		added = name ? namemap_add(&dst->names, name, s) : -1;
+	if (added == 0) {
+		size_t n = strlen(name);
+		if (n <= 180 && numbered(name, n)) {
+			plain = false;
+			name = clash_rename(z, dst, name, n, outer);
+			added = name ? namemap_add(&dst->names, name, s) : -1;
+		}
+		if (added == 0) { /* as instr_new's uniquify */
+			name = hlo_comp_unique_name(dst, name);
+			added = name ? namemap_add(&dst->names, name, s) : -1;
+		}
 	}
 	if (added != 1)
 		return NULL;
@@ -2350,7 +2369,7 @@ static HloInstr *move_as(HloComp *dst, HloInstr *s, HloInstr *const *ops,
 		o->users[o->nusers++] = s;
 	}
 	dst->instrs[dst->n++] = s;
-	return s;
+	return !plain || unclash_from(s, was, outer) ? s : NULL;
 }
 
 /* fz_inline_comp_in, or with move fz_move_comp_in. */
@@ -2390,14 +2409,15 @@ static int inline_comp(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
 		}
 		for (int k = 0; k < s->nops; k++)
 			sops[k] = map[s->ops[k]->mark];
-		const char *nm = clash_name(z, dst, s, outer), *was = s->name;
 		/* a tuple root is copied: the caller reads its operands */
-		bool moved = move && !(s == src->root && s->op == HLO_TUPLE);
-		map[i] = !nm	  ? NULL
-			 : moved ? move_as(dst, s, sops, nm)
-				 : pass_copy_instr_as(dst, s, sops, nm);
+		if (move && !(s == src->root && s->op == HLO_TUPLE)) {
+			z->failed |= !(map[i] = move_as(z, dst, s, sops, outer));
+			continue;
+		}
+		const char *nm = clash_name(z, dst, s, outer);
+		map[i] = nm ? pass_copy_instr_as(dst, s, sops, nm) : NULL;
 		z->failed |= !map[i] ||
-			     (nm == was && !unclash_from(map[i], was, outer));
+			     (nm == s->name && !unclash(map[i], s, outer));
 	}
 	if (sops != small)
 		free(sops);
