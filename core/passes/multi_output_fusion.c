@@ -67,7 +67,8 @@ typedef struct Scan {
 	const Shape *loop; /* the shape its kernel iterates over */
 } Scan;
 
-static bool order_fit(Order *o, HloModule *m, int nstack)
+/* order_fit's work, when there is some. */
+static bool order_grow(Order *o, HloModule *m, int nstack)
 {
 	if (o->cap < m->next_id + 1) {
 		/* room for the instructions the merges add (copies, new
@@ -96,11 +97,11 @@ static bool order_fit(Order *o, HloModule *m, int nstack)
 			o->zeroed = m->next_id;
 		o->cap = nc;
 	}
-	/* The ids made since the last call, and some ahead (those a merge
-	 * makes before its raise_levels): a few per merge, not the
-	 * whole room at once. */
+	/* The ids made since, and some ahead (those a merge makes before
+	 * its raise_levels, and the next merges'): a few hundred at a
+	 * time, not the whole room at once. */
 	int to = m->next_id + 1 + 256 < o->cap ? m->next_id + 1 + 256 : o->cap;
-	if (o->zeroed < to) {
+	if (o->zeroed < m->next_id + 1) {
 		memset(o->lv + o->zeroed, 0,
 		       sizeof *o->lv * (size_t)(to - o->zeroed));
 		memset(o->seen + o->zeroed, 0, (size_t)(to - o->zeroed));
@@ -117,6 +118,16 @@ static bool order_fit(Order *o, HloModule *m, int nstack)
 		o->cap_stack = nc;
 	}
 	return true;
+}
+
+/* Room in o for ids up to m's next and a walk of nstack, the ids made
+ * since the last call zeroed (see Order.lv). Inline: asked after every
+ * merge, mostly with nothing to do. */
+static inline bool order_fit(Order *o, HloModule *m, int nstack)
+{
+	if (o->zeroed > m->next_id && o->cap_stack > nstack)
+		return true; /* (zeroed <= cap) */
+	return order_grow(o, m, nstack);
 }
 
 /* Levels start LEVEL_GAP apart along every edge; a merge then raises a
