@@ -136,22 +136,38 @@ static inline bool order_fit(Order *o, HloModule *m, int nstack)
  * whole chain below it: quadratic). */
 enum { LEVEL_GAP = 1024 };
 
-/* Levels of c's instructions from its (topological) order. */
-static bool order_build(Order *o, HloModule *m, HloComp *c)
+/* Levels of c's instructions from its (topological) order. With
+ * sorted, whether c is compact and in operands-first order is found on
+ * the way (what hlo_comp_sort_operands_first would leave as it is): when
+ * not, *sorted is false and the levels are not all there. */
+static bool order_build(Order *o, HloModule *m, HloComp *c, bool *sorted)
 {
 	if (!order_fit(o, m, c->n))
 		return false;
+	unsigned mk = sorted ? hlo_new_mark(m) : 0;
 	for (int i = 0; i < c->n; i++) {
 		HloInstr *x = c->instrs[i];
 		int l = 0;
-		for (int k = 0; k < x->nops; k++)
-			if (x->ops[k]->parent == c &&
-			    o->lv[x->ops[k]->id] + LEVEL_GAP > l)
-				l = o->lv[x->ops[k]->id] + LEVEL_GAP;
+		for (int k = 0; k < x->nops; k++) {
+			const HloInstr *y = x->ops[k];
+			if (y->parent != c)
+				continue;
+			if (sorted && y->mark != mk) {
+				*sorted = false; /* y comes later */
+				return true;
+			}
+			if (o->lv[y->id] + LEVEL_GAP > l)
+				l = o->lv[y->id] + LEVEL_GAP;
+		}
 		if (l > INT_MAX / 4)
 			return false; /* a chain of 500k: give up on MOF */
 		o->lv[x->id] = l;
 		o->seen[x->id] = 0;
+		if (sorted && x->parent != c) {
+			*sorted = false; /* a gap to compact */
+			return true;
+		}
+		x->mark = mk;
 	}
 	return true;
 }
@@ -943,7 +959,12 @@ static void mof_comp(Fz *z, HloComp *c)
 {
 	int nfused = z->nfused;
 	Order ord = {0};
-	if (!hlo_comp_sort_operands_first(c) || !order_build(&ord, z->m, c)) {
+	/* sorted first unless its order is one already (mostly: the
+	 * fusion pass sorted it), found by the levels' walk */
+	bool sorted = true;
+	if (!order_build(&ord, z->m, c, &sorted) ||
+	    (!sorted && (!hlo_comp_sort_operands_first(c) ||
+			 !order_build(&ord, z->m, c, NULL)))) {
 		z->failed = true;
 		return;
 	}
@@ -966,7 +987,7 @@ static void mof_comp(Fz *z, HloComp *c)
 			if (ord.stale) {
 				pass_compact(c);
 				if (!hlo_comp_sort_operands_first(c) ||
-				    !order_build(&ord, z->m, c)) {
+				    !order_build(&ord, z->m, c, NULL)) {
 					z->failed = true;
 					break;
 				}
@@ -981,7 +1002,10 @@ static void mof_comp(Fz *z, HloComp *c)
 			any |= changed;
 		}
 		free(snap);
-		pass_compact(c);
+		/* (after a sweep that took nothing out, the last compaction
+		 * holds) */
+		if (any || sweep == 0)
+			pass_compact(c);
 		if (!any)
 			break;
 	}
