@@ -970,21 +970,40 @@ static void mof_comp(Fz *z, HloComp *c)
 	}
 	/* Sweeps over the instructions as they stood at the sweep's start;
 	 * after a merge the same instruction is tried again. A sweep that
-	 * merges nothing ends it. */
+	 * merges nothing ends it. Those are c's list up to its length
+	 * then: merges append to it and take out in place (compacted
+	 * between sweeps), so it is copied only before its order changes
+	 * (a stale order: re-sorted). */
 	for (int sweep = 0; sweep < 16 && !z->failed; sweep++) {
 		int n = c->n;
-		HloInstr **snap = malloc(sizeof *snap * (size_t)(n + 1));
-		if (!snap) {
-			z->failed = true;
-			break;
-		}
-		memcpy(snap, c->instrs, sizeof *snap * (size_t)n);
+		HloInstr **snap = NULL;
+#if XR_ASAN
+		HloInstr **was = malloc(sizeof *was * (size_t)(n + 1));
+		if (was)
+			memcpy(was, c->instrs, sizeof *was * (size_t)n);
+#endif
 		bool any = false;
 		for (int i = 0; i < n && !z->failed; i++) {
-			HloInstr *x = snap[i];
+			HloInstr *x = snap ? snap[i] : c->instrs[i];
+#if XR_ASAN
+			if (was && x != was[i]) {
+				fprintf(stderr, "mof_comp: %s moved in the list\n",
+					c->name);
+				abort();
+			}
+#endif
 			if (x->parent != c)
 				continue;
 			if (ord.stale) {
+				/* the rest of the sweep reads a copy */
+				if (!snap && (snap = malloc(sizeof *snap *
+							    (size_t)(n + 1))))
+					memcpy(snap, c->instrs,
+					       sizeof *snap * (size_t)n);
+				if (!snap) {
+					z->failed = true;
+					break;
+				}
 				pass_compact(c);
 				if (!hlo_comp_sort_operands_first(c) ||
 				    !order_build(&ord, z->m, c, NULL)) {
@@ -1002,6 +1021,9 @@ static void mof_comp(Fz *z, HloComp *c)
 			any |= changed;
 		}
 		free(snap);
+#if XR_ASAN
+		free(was);
+#endif
 		/* (after a sweep that took nothing out, the last compaction
 		 * holds) */
 		if (any || sweep == 0)
