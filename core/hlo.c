@@ -1285,12 +1285,7 @@ HloInstr *hlo_instr_move(HloInstr *ins, HloComp *c, HloInstr *const *ops)
 	namemap_delh(&from->names, ins->name, len, h);
 	if (from->root == ins)
 		from->root = NULL;
-	ins->parent = c;
-	ins->id = m->next_id++;
-	ins->vsig = 0;
-	ins->cost_sig = 0;
-	ins->cost_read = 0;
-	ins->nested = false;
+	hlo_instr_renew(ins, c);
 	/* its operands as instr_new sets them: a user once of each (room
 	 * made above) */
 	for (int i = 0; i < ins->nops; i++) {

@@ -406,4 +406,19 @@ void hlo_comp_sweep_ops(HloComp *c);
  * is taken in c or on out of memory. */
 HloInstr *hlo_instr_move(HloInstr *ins, HloComp *c, HloInstr *const *ops);
 
+/* What a moved instruction (hlo_instr_move, multi-output fusion's move
+ * of a fused body) starts with in c, as a new one made there would: a
+ * new id, and nothing remembered of it (vsig, cost_sig, cost_read,
+ * nested). One place, so that a field added to what is remembered is
+ * forgotten by every move. */
+static inline void hlo_instr_renew(HloInstr *ins, HloComp *c)
+{
+	ins->parent = c;
+	ins->id = c->module->next_id++;
+	ins->vsig = 0;
+	ins->cost_sig = 0;
+	ins->cost_read = 0;
+	ins->nested = false;
+}
+
 #endif

@@ -2349,14 +2349,9 @@ static HloInstr *move_as(Fz *z, HloComp *dst, HloInstr *s,
 		return NULL;
 	dst->instrs = v;
 	s->name = name;
-	s->id = dst->module->next_id++;
-	s->parent = dst;
+	hlo_instr_renew(s, dst);
 	s->nusers = 0;
 	s->user_hint = 0;
-	s->vsig = 0;
-	s->cost_sig = 0;
-	s->cost_read = 0;
-	s->nested = false;
 	for (int i = 0; i < s->nops; i++) {
 		HloInstr *o = s->ops[i] = ops[i];
 		if (!o || (o->nusers && o->users[o->nusers - 1] == s))
