@@ -306,23 +306,15 @@ bool namemap_copy(NameMap *dst, const NameMap *src,
 		  const char *(*remap)(void *ctx, const char *key, void **val),
 		  void *ctx)
 {
-	Arena *arena = dst->arena;
-	namemap_free(dst);
-	dst->arena = arena;
-	if (!src->cap)
-		return true;
 	/* Each entry goes to the slot it has in src (same hashes, same
 	 * probe chains, tombstones kept), every slot written once: where
 	 * the table was copied whole and its entries then rewritten, or
 	 * where a zeroed one would be filled, a large table (mostly empty)
 	 * is gone over twice. An empty slot gets a NULL key and value (what
 	 * verify's note_named reads), the rest of it is never read. */
-	NameMapSlot *v = in_arena(dst, src->cap)
-				 ? arena_raw(arena, src->cap * sizeof *v)
-				 : malloc(src->cap * sizeof *v);
+	NameMapSlot *v = namemap_copy_slots(dst, src);
 	if (!v)
-		return false;
-	size_t count = src->count;
+		return !src->cap;
 	for (size_t i = 0; i < src->cap; i++) {
 		const NameMapSlot *s = &src->slots[i];
 		NameMapSlot *d = &v[i];
@@ -335,12 +327,11 @@ bool namemap_copy(NameMap *dst, const NameMap *src,
 		const char *k = s->key == TOMB ? NULL : remap(ctx, s->key, &val);
 		if (!k) { /* hash and length kept: same_key reads them */
 			*d = (NameMapSlot){TOMB, NULL, s->hash, s->len};
-			count -= s->key != TOMB;
+			dst->count -= s->key != TOMB;
 			continue;
 		}
 		*d = (NameMapSlot){k, val, s->hash, s->len};
 	}
-	*dst = (NameMap){v, src->cap, count, src->used, NULL, arena};
 	return true;
 }
 
@@ -353,8 +344,7 @@ NameMapSlot *namemap_copy_slots(NameMap *dst, const NameMap *src)
 	dst->arena = arena;
 	if (!src->cap)
 		return NULL;
-	/* what namemap_copy allocates, for the caller to fill slot by slot
-	 * as namemap_copy would */
+	/* for the caller to fill slot by slot (namemap_copy is one) */
 	NameMapSlot *v = in_arena(dst, src->cap)
 				 ? arena_raw(arena, src->cap * sizeof *v)
 				 : malloc(src->cap * sizeof *v);
