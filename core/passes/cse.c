@@ -162,7 +162,7 @@ static uint64_t literal_hash(const Literal *l, uint64_t h)
 
 /* Doubles an open-addressing table of elem-byte slots that start with
  * their hash (uint64_t) and hold, at offset live, a pointer that is NULL
- * in an empty slot (both tables below are such). */
+ * in an empty slot (the key table below is one). */
 static bool rehash(void **slots, size_t *cap, size_t elem, size_t live)
 {
 	size_t nc = *cap ? *cap * 2 : 64;
@@ -250,16 +250,29 @@ static void keep_first(HloComp *c, HloInstr *kept, HloInstr *dropped)
  * So an instruction's key is printed only once a second instruction with
  * its signature turns up; until then it waits in the signature table. */
 
+/* An entry: the low half of the signature's hash, and where its first
+ * instruction is in the walk's order, plus one (0: an empty slot), with
+ * SIG_KEYED set once that instruction's key is in the key table. Eight
+ * bytes: the table is sized for every instruction of the computation
+ * and zeroed whole, which at three words an entry was much of the
+ * pass. */
 typedef struct {
-	uint64_t h;
-	HloInstr *ins; /* NULL: empty slot */
-	bool keyed;    /* ins's key is in the key table */
+	uint32_t h;
+	uint32_t at;
 } Sig;
+
+enum { SIG_KEYED = 1u << 31 };
 
 typedef struct {
 	Sig *s;
 	size_t cap, n;
+	HloInstr *const *po; /* the walk's order: what at indexes */
 } SigTable;
+
+static HloInstr *sig_ins(const SigTable *t, const Sig *sg)
+{
+	return t->po[(sg->at & ~(uint32_t)SIG_KEYED) - 1];
+}
 
 /* One word into a signature's hash (a word at a time: the hash only
  * places entries, sig_equal decides). */
@@ -292,24 +305,39 @@ static bool sig_equal(const HloInstr *a, const HloInstr *b)
 	return true;
 }
 
+/* Doubles t (only when it could not be made its full size at first). */
 static bool sig_grow(SigTable *t)
 {
-	return rehash((void **)&t->s, &t->cap, sizeof *t->s,
-		      offsetof(Sig, ins));
+	size_t nc = t->cap ? t->cap * 2 : 64;
+	Sig *s = calloc(nc, sizeof *s);
+	if (!s)
+		return false;
+	for (size_t i = 0; i < t->cap; i++) {
+		if (!t->s[i].at)
+			continue;
+		size_t j = t->s[i].h & (nc - 1);
+		while (s[j].at)
+			j = (j + 1) & (nc - 1);
+		s[j] = t->s[i];
+	}
+	free(t->s);
+	t->s = s;
+	t->cap = nc;
+	return true;
 }
 
-/* The entry of ins's signature, or NULL after adding ins under it (and
- * on out-of-memory). */
-static Sig *sig_lookup_or_add(SigTable *t, HloInstr *ins)
+/* The entry of ins's signature, or NULL after adding ins (po[i]) under
+ * it (and on out-of-memory). */
+static Sig *sig_lookup_or_add(SigTable *t, HloInstr *ins, int i)
 {
 	if ((t->n + 1) * 2 > t->cap && !sig_grow(t))
 		return NULL;
-	uint64_t h = sig_hash(ins);
+	uint32_t h = (uint32_t)sig_hash(ins);
 	size_t j = h & (t->cap - 1);
-	for (; t->s[j].ins; j = (j + 1) & (t->cap - 1))
-		if (t->s[j].h == h && sig_equal(t->s[j].ins, ins))
+	for (; t->s[j].at; j = (j + 1) & (t->cap - 1))
+		if (t->s[j].h == h && sig_equal(sig_ins(t, &t->s[j]), ins))
 			return &t->s[j];
-	t->s[j] = (Sig){h, ins, false};
+	t->s[j] = (Sig){h, (uint32_t)i + 1};
 	t->n++;
 	return NULL;
 }
@@ -422,27 +450,29 @@ static void check_key_same(const HloInstr *a, const HloInstr *b)
 }
 #endif
 
-/* The earlier instruction ins is merged into, or NULL. */
-static HloInstr *find_same(SigTable *sigs, Table *t, StrBuf *b, HloInstr *ins)
+/* The earlier instruction ins (po[i]) is merged into, or NULL. */
+static HloInstr *find_same(SigTable *sigs, Table *t, StrBuf *b, HloInstr *ins,
+			   int i)
 {
-	Sig *sg = sig_lookup_or_add(sigs, ins);
+	Sig *sg = sig_lookup_or_add(sigs, ins, i);
 	if (!sg)
 		return NULL; /* a new signature: no earlier key can match */
+	HloInstr *first = sig_ins(sigs, sg);
 	/* A copy of the first of its signature: the lookup below would
 	 * find that one (the first of its key), keyed or not; then its key
 	 * can wait, as nothing else has yet been looked up against it. */
-	if (key_same(sg->ins, ins) &&
+	if (key_same(first, ins) &&
 	    (ins->op != HLO_CONSTANT ||
-	     literal_equal(sg->ins->literal, ins->literal))) {
+	     literal_equal(first->literal, ins->literal))) {
 #if XR_ASAN
-		check_key_same(sg->ins, ins);
+		check_key_same(first, ins);
 #endif
-		return sg->ins;
+		return first;
 	}
-	if (!sg->keyed) {
+	if (!(sg->at & SIG_KEYED)) {
 		/* The first of its signature: its key matches nothing yet. */
-		key_lookup_or_add(t, b, sg->ins);
-		sg->keyed = true;
+		key_lookup_or_add(t, b, first);
+		sg->at |= SIG_KEYED;
 	}
 	return key_lookup_or_add(t, b, ins);
 }
@@ -454,7 +484,7 @@ static int cse_comp(HloComp *c, PassSideCache *sc)
 	if (n < 0)
 		return 0;
 	Table t = {0};
-	SigTable sigs = {0};
+	SigTable sigs = {.po = po};
 	while (sigs.cap < 64 || sigs.cap < (size_t)n * 2 + 2)
 		sigs.cap = sigs.cap ? sigs.cap * 2 : 64; /* never grows */
 	sigs.s = calloc(sigs.cap, sizeof *sigs.s);
@@ -469,7 +499,7 @@ static int cse_comp(HloComp *c, PassSideCache *sc)
 		HloInstr *ins = po[i];
 		if (!mergeable(ins, sc))
 			continue;
-		HloInstr *same = find_same(&sigs, &t, &b, ins);
+		HloInstr *same = find_same(&sigs, &t, &b, ins, i);
 		if (!same)
 			continue;
 		keep_first(c, same, ins);
@@ -491,8 +521,7 @@ bool pass_cse(HloModule *m, PassCtx *cx)
 	PassSideCache sc = {0};
 	for (int i = 0; i < m->ncomps; i++) {
 		int k = cse_comp(m->comps[i], &sc);
-		for (int j = 0; j < k; j++)
-			pass_note_rule(cx, "common-subexpression");
+		pass_note_rule_n(cx, "common-subexpression", k);
 		n += k;
 	}
 	return n > 0;

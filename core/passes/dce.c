@@ -137,12 +137,10 @@ bool pass_dce(HloModule *m, PassCtx *cx)
 	PassSideCache sc = {0};
 	for (int i = 0; i < m->ncomps; i++) {
 		int k = dce_comp(m->comps[i], &sc);
-		for (int j = 0; j < k; j++)
-			pass_note_rule(cx, "dead-instruction");
+		pass_note_rule_n(cx, "dead-instruction", k);
 		n += k;
 	}
 	int k = dce_comps(m);
-	for (int j = 0; j < k; j++)
-		pass_note_rule(cx, "dead-computation");
+	pass_note_rule_n(cx, "dead-computation", k);
 	return n + k > 0;
 }

@@ -52,6 +52,8 @@ const Pass *pass_table(int *n);
 const Pass *pass_find(const char *name);
 /* Counts a rewrite under a rule name (a static string). */
 void pass_note_rule(PassCtx *cx, const char *rule);
+/* pass_note_rule(cx, rule) n times over (n <= 0: none), in one look-up. */
+void pass_note_rule_n(PassCtx *cx, const char *rule, int n);
 
 typedef struct PassResult PassResult;
 struct PassResult {

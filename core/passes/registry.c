@@ -50,17 +50,24 @@ const Pass *pass_find(const char *name)
 
 void pass_note_rule(PassCtx *cx, const char *rule)
 {
+	pass_note_rule_n(cx, rule, 1);
+}
+
+void pass_note_rule_n(PassCtx *cx, const char *rule, int n)
+{
+	if (n <= 0)
+		return;
 	for (int i = 0; i < cx->nrules; i++) {
 		if (cx->rules[i].rule == rule ||
 		    !strcmp(cx->rules[i].rule, rule)) {
-			cx->rules[i].count++;
+			cx->rules[i].count += n;
 			return;
 		}
 	}
 	if (cx->nrules == PASS_MAX_RULES)
 		return;
 	cx->rules[cx->nrules].rule = rule;
-	cx->rules[cx->nrules++].count = 1;
+	cx->rules[cx->nrules++].count = n;
 }
 
 /* ---- pipelines ---------------------------------------------------------- */
