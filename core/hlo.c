@@ -1300,8 +1300,11 @@ HloInstr *hlo_instr_move(HloInstr *ins, HloComp *c, HloInstr *const *ops)
 void hlo_comp_sweep_ops(HloComp *c)
 {
 	unsigned gen = hlo_new_mark(c->module);
+	/* up to the first that left, nothing moves: only read */
 	int k = 0;
-	for (int i = 0; i < c->n; i++) {
+	while (k < c->n && c->instrs[k]->parent == c)
+		k++;
+	for (int i = k; i < c->n; i++) {
 		HloInstr *ins = c->instrs[i];
 		if (ins->parent == c) {
 			c->instrs[k++] = ins;

@@ -332,10 +332,15 @@ void pass_detach(HloInstr *ins)
 
 void pass_compact(HloComp *c)
 {
-	int k = 0;
-	for (int i = 0; i < c->n; i++)
-		if (c->instrs[i]->parent == c)
-			c->instrs[k++] = c->instrs[i];
+	/* up to the first that left, nothing moves: only read */
+	int i = 0, n = c->n;
+	HloInstr **v = c->instrs;
+	while (i < n && v[i]->parent == c)
+		i++;
+	int k = i;
+	for (; i < n; i++)
+		if (v[i]->parent == c)
+			v[k++] = v[i];
 	c->n = k;
 }
 
