@@ -814,8 +814,11 @@ void hlo_instr_sweep_users(HloInstr *ins) { sweep_users(ins); }
 
 void hlo_comp_sweep(HloComp *c)
 {
+	/* up to the first that left, nothing moves: only read */
 	int k = 0;
-	for (int i = 0; i < c->n; i++) {
+	while (k < c->n && c->instrs[k]->parent == c)
+		k++;
+	for (int i = k; i < c->n; i++) {
 		HloInstr *ins = c->instrs[i];
 		if (ins->parent == c) {
 			c->instrs[k++] = ins;
