@@ -39,8 +39,8 @@ static void drop(HloInstr *ins, int *live, HloInstr **work, int *sp,
 		if (!o || o->mark == gen)
 			continue;
 		o->mark = gen;
-		live[o->id]--;
-		if (removable(o, live, sc))
+		/* removable's first test here, where it fails most */
+		if (--live[o->id] == 0 && removable(o, live, sc))
 			work[(*sp)++] = o; /* once: its count reaches 0 once */
 	}
 }
@@ -56,14 +56,15 @@ static int dce_comp(HloComp *c, PassSideCache *sc)
 		free(live);
 		return 0;
 	}
-	for (int i = 0; i < c->n; i++) {
+	/* removable reads only the instruction's own count: one walk sets
+	 * it and asks (last first, so that the first is taken first) */
+	for (int i = c->n - 1; i >= 0; i--) {
 		HloInstr *ins = c->instrs[i];
 		ins->mark = 0; /* other walks' values could look like gen */
 		live[ins->id] = ins->nusers;
+		if (!ins->nusers && removable(ins, live, sc))
+			work[sp++] = ins;
 	}
-	for (int i = c->n - 1; i >= 0; i--)
-		if (removable(c->instrs[i], live, sc))
-			work[sp++] = c->instrs[i];
 	while (sp > 0) {
 		/* Pushed once each, when removable; nothing a removal
 		 * changes can make it less so (counts only fall, the root
