@@ -1079,20 +1079,23 @@ static void check_marks_older(const HloComp *c, unsigned fresh)
  * outside computation in are not followed. */
 typedef struct {
 	HloInstr *ins;
-	int next;
+	HloInstr *const *next; /* its next operand */
 } Frame;
 
-/* always inline: made once without the in test, once with it */
+/* always inline: made once without the in test, once with it. The
+ * operands are walked by pointer (one compare per operand, no index to
+ * widen). */
 static inline __attribute__((always_inline)) int
 dfs_from(HloInstr *x, unsigned open, unsigned done, const HloComp *in,
 	 Frame *stack, HloInstr **out, int k)
 {
-	int sp = 0, i = 0, n = x->nops;
-	HloInstr *const *ops = x->ops;
+	int sp = 0;
+	HloInstr *const *p = x->ops;
+	HloInstr *const *end = x->nops ? p + x->nops : p;
 	x->mark = open;
 	for (;;) {
-		if (i < n) {
-			HloInstr *o = ops[i++];
+		if (p != end) {
+			HloInstr *o = *p++;
 			if (!o || o->mark == done || (in && o->parent != in))
 				continue;
 			if (o->mark == open)
@@ -1102,12 +1105,11 @@ dfs_from(HloInstr *x, unsigned open, unsigned done, const HloComp *in,
 				out[k++] = o;
 				continue;
 			}
-			stack[sp++] = (Frame){x, i};
+			stack[sp++] = (Frame){x, p};
 			x = o;
 			x->mark = open;
-			i = 0;
-			n = x->nops;
-			ops = x->ops;
+			p = x->ops;
+			end = p + x->nops;
 			continue;
 		}
 		x->mark = done;
@@ -1115,10 +1117,10 @@ dfs_from(HloInstr *x, unsigned open, unsigned done, const HloComp *in,
 		if (!sp)
 			return k;
 		sp--;
+		/* one with operands: it was part way through them */
 		x = stack[sp].ins;
-		i = stack[sp].next;
-		n = x->nops;
-		ops = x->ops;
+		p = stack[sp].next;
+		end = x->ops + x->nops;
 	}
 }
 
