@@ -265,7 +265,7 @@ typedef struct {
 	uint32_t at;
 } Sig;
 
-enum { SIG_KEYED = 1u << 31 };
+static const uint32_t SIG_KEYED = (uint32_t)1 << 31;
 
 typedef struct {
 	Sig *s;
@@ -275,7 +275,7 @@ typedef struct {
 
 static HloInstr *sig_ins(const SigTable *t, const Sig *sg)
 {
-	return t->po[(sg->at & ~(uint32_t)SIG_KEYED) - 1];
+	return t->po[(sg->at & ~SIG_KEYED) - 1];
 }
 
 /* One word into a signature's hash (a word at a time: the hash only
