@@ -3248,6 +3248,13 @@ const char *fz_value_name(const HloInstr *x)
 	return other && other != x ? x->name : r->name;
 }
 
+/* fz_value_name without the call where x is no fusion (its name then:
+ * each pair recorded asks, and few producers are fusions). */
+static inline const char *value_name(const HloInstr *x)
+{
+	return x->op == HLO_FUSION ? fz_value_name(x) : x->name;
+}
+
 /* Records v for p and each instruction inside c that reads it. */
 void fz_record_pair(Fz *z, const HloInstr *p, const HloInstr *c,
 		    const char *into, const Verdict *v)
@@ -3255,7 +3262,7 @@ void fz_record_pair(Fz *z, const HloInstr *p, const HloInstr *c,
 	/* Those decide found inside c, when c has not changed since. */
 	const HloInstr *own[16], *const *in = v->nin ? v->in : own;
 	int n = v->nin ? v->nin : inner_users(p, c, own, 16);
-	const char *prod = fz_value_name(p), *comp = c->parent->name;
+	const char *prod = value_name(p), *comp = c->parent->name;
 	for (int i = 0; i < n; i++)
 		fz_record(z, prod, in[i]->name, comp, into, v, c);
 }
