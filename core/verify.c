@@ -1084,19 +1084,22 @@ static uint64_t content_key(const V *v, const HloInstr *ins)
 	return h ? h : 1;
 }
 
-/* The slot to start at: mix's low bits hang on the inputs' low bits
- * only, so the high half is folded in. */
+/* The slot to start at: a key is mix's result (or 1), whose low bits
+ * are a product's top bits, rotated down (mix): they hang on every bit
+ * of the inputs already. Only where to start looking: any slot would
+ * give the same answers. */
 static int seen_slot(uint64_t k, int cap)
 {
-	k ^= k >> 32;
-	k *= 0x9e3779b97f4a7c15u;
-	return (int)((k >> 40) & (uint64_t)(cap - 1));
+	return (int)(k & (uint64_t)(cap - 1));
 }
 
 static bool seen_has(const V *v, uint64_t k)
 {
-	for (int i = v->cap_seen ? seen_slot(k, v->cap_seen) : 0;
-	     v->cap_seen && v->seen[i]; i = (i + 1) & (v->cap_seen - 1))
+	if (!v->cap_seen)
+		return false;
+	unsigned mask = (unsigned)v->cap_seen - 1;
+	for (unsigned i = (unsigned)seen_slot(k, v->cap_seen); v->seen[i];
+	     i = (i + 1) & mask)
 		if (v->seen[i] == k)
 			return true;
 	return false;
