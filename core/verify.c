@@ -64,6 +64,9 @@ typedef struct V {
 	/* comp_sig's last computation and its comp_hash */
 	const HloComp *sig_comp;
 	uint64_t sig_comp_hash;
+	/* str_word's last string and its hash */
+	const char *str_last;
+	uint64_t str_last_hash;
 } V;
 
 static bool full(const V *v) { return v->d->errors - v->start >= MAX_ERRORS; }
@@ -944,6 +947,20 @@ static uint64_t mix_str(uint64_t h, const char *s)
 	return mix(mix(h, w), (uint64_t)n + 1);
 }
 
+/* mix_str of s on its own, as one word (content_key's word for a string:
+ * still the text, not the address). The last one is kept: the strings
+ * content_key reads are mostly one (a fusion pass gives every fusion the
+ * same kind text), and nothing changes or is freed while the verifier
+ * runs, so within a run the same address is the same text. */
+static uint64_t str_word(V *v, const char *s)
+{
+	if (!s || s != v->str_last) {
+		v->str_last = s;
+		v->str_last_hash = mix_str(0x5354, s);
+	}
+	return v->str_last_hash;
+}
+
 static uint64_t mix_ints(uint64_t h, int n, const int64_t *v)
 {
 	h = mix(h, (uint64_t)n);
@@ -981,7 +998,7 @@ static uint64_t mix_fused(const V *v, uint64_t h, const HloComp *c)
  * value (computations by address, but a fusion's by mix_fused), in
  * order. Untyped ones (metadata, sharding, frontend attributes...) it
  * never reads. */
-static uint64_t mix_attr_values(const V *v, uint64_t h, const HloInstr *ins)
+static uint64_t mix_attr_values(V *v, uint64_t h, const HloInstr *ins)
 {
 	for (int i = 0; i < ins->nattrs; i++) {
 		const HloAttr *a = &ins->attrs[i];
@@ -1005,7 +1022,7 @@ static uint64_t mix_attr_values(const V *v, uint64_t h, const HloInstr *ins)
 			break;
 		case AV_ENUM:
 		case AV_STRING:
-			h = mix_str(h, a->u.s);
+			h = mix(h, str_word(v, a->u.s));
 			break;
 		case AV_COMP:
 		case AV_COMPS:
@@ -1065,7 +1082,7 @@ static uint64_t mix_attr_values(const V *v, uint64_t h, const HloInstr *ins)
  * call; the users of what it fused read new operands). 0 too when an
  * operand is missing, has no shape or is in another computation: a
  * nonzero key says operands_present would pass as well. */
-static uint64_t content_key(const V *v, const HloInstr *ins)
+static uint64_t content_key(V *v, const HloInstr *ins)
 {
 	if (ins->literal || !ins->shape || ins->op <= HLO_INVALID ||
 	    ins->op >= HLO_OPCODE_COUNT)
