@@ -985,6 +985,38 @@ static void verify_changed_kinds_by_value(void **st)
 	hlo_module_free(m);
 }
 
+/* A string attribute counts by its text, wherever the text is: fusions
+ * alike but for their kind's text are told apart (the unknown kind is
+ * caught beside a passing one), and a copy of a passing kind's text
+ * passes. */
+#define NEG_FUSED(k)                                                    \
+	"F" k " {\n  a = f32[8] parameter(0)\n"                           \
+	"  ROOT n = f32[8] negate(a)\n}\n\n"
+
+static void verify_changed_strings_by_text(void **st)
+{
+	(void)st;
+	HloModule *m = load_text(MOD(
+		NEG_FUSED("1") NEG_FUSED("2") NEG_FUSED("3")
+		"ENTRY e {\n  x = f32[8] parameter(0)\n"
+		"  f1 = f32[8] fusion(x), kind=kLoop, calls=F1\n"
+		"  f2 = f32[8] fusion(x), kind=kLoop, calls=F2\n"
+		"  f3 = f32[8] fusion(x), kind=kLoop, calls=F3\n"
+		"  ROOT t = (f32[8], f32[8], f32[8]) tuple(f1, f2, f3)\n}\n"));
+	HloInstr *f2 = hlo_comp_find(m->entry, "f2"),
+		 *f3 = hlo_comp_find(m->entry, "f3");
+	int checked;
+	assert_true(changed_ok(m, &checked));
+	HloAttr *k2 = hlo_attr_find(f2, A_KIND), *k3 = hlo_attr_find(f3, A_KIND);
+	k2->u.s = arena_strdup(&m->arena, "kLoop");
+	k3->u.s = arena_strdup(&m->arena, "kLoup");
+	assert_false(changed_ok(m, &checked));
+	k3->u.s = arena_strdup(&m->arena, "kLoop");
+	assert_true(changed_ok(m, &checked));
+	assert_int_equal(checked, 1);
+	hlo_module_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1016,6 +1048,7 @@ int main(void)
 		cmocka_unit_test(verify_changed_copies),
 		cmocka_unit_test(verify_fused_computation_owned),
 		cmocka_unit_test(verify_changed_kinds_by_value),
+		cmocka_unit_test(verify_changed_strings_by_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
