@@ -2962,6 +2962,66 @@ static unsigned decision_hash(unsigned names, const HloInstr *kernel)
 	return names ^ (kernel ? ptr_hash(kernel) : 0);
 }
 
+/* Does slot s of seen hold a decision it may find (seen_from on)? */
+static inline bool seen_live(const Fz *z, const struct FzSlot *s)
+{
+	return s->v > z->seen_from; /* v: the decision + 1 */
+}
+
+/* seen with twice the room, only its live entries placed again (a
+ * stale entry met before a live one on its probe would end the probe). */
+static bool seen_grow(Fz *z)
+{
+	FzIndex *ix = &z->seen;
+	int nc = ix->cap ? ix->cap * 2 : 64;
+	struct FzSlot *ns = calloc((size_t)nc, sizeof *ns);
+	if (!ns)
+		return false;
+	unsigned mask = (unsigned)nc - 1;
+	for (int i = 0; i < ix->cap; i++) {
+		if (!seen_live(z, &ix->slot[i]))
+			continue;
+		unsigned j = ix->slot[i].h & mask;
+		while (ns[j].v)
+			j = (j + 1) & mask;
+		ns[j] = ix->slot[i];
+	}
+	free(ix->slot);
+	ix->slot = ns;
+	ix->cap = nc;
+	return true;
+}
+
+/* Decision v, of key h, into seen (and seen_all in sanitizer builds). */
+static bool seen_add(Fz *z, unsigned h, int v)
+{
+	FzIndex *ix = &z->seen;
+	if ((ix->n + 1) * 2 > ix->cap && !seen_grow(z))
+		return false;
+#if XR_ASAN
+	if (!fz_index_add(&z->seen_all, h, v))
+		return false;
+#endif
+	unsigned mask = (unsigned)ix->cap - 1, i = h & mask;
+	while (seen_live(z, &ix->slot[i]))
+		i = (i + 1) & mask;
+	ix->slot[i].h = h;
+	ix->slot[i].v = v + 1;
+	ix->n++;
+	return true;
+}
+
+/* A consumer's decisions from here on: the fusion pass's seen forgets
+ * the ones before, no longer looked for (its live entries were half its
+ * slots at most: the table stays as it is). */
+static void seen_restart(Fz *z)
+{
+	if (z->seen_calls && z->log) {
+		z->seen_from = z->log->n;
+		z->seen.n = 0;
+	}
+}
+
 /* Could decision j (of kern) move to kernel to without meeting one of
  * the same names there? */
 static bool rekey_free(const Fz *z, int j, const HloInstr *to)
@@ -2971,7 +3031,8 @@ static bool rekey_free(const Fz *z, int j, const HloInstr *to)
 	unsigned h = decision_hash(z->kern[j].names, to);
 	const FzIndex *ix = &z->seen;
 	unsigned mask = (unsigned)ix->cap - 1;
-	for (unsigned i = h & mask; ix->slot[i].v; i = (i + 1) & mask) {
+	for (unsigned i = h & mask; seen_live(z, &ix->slot[i]);
+	     i = (i + 1) & mask) {
 		int v = ix->slot[i].v - 1;
 		const FusionDecision *e = &l->d[v];
 		if (ix->slot[i].h == h && kernel_of(z, v) == to &&
@@ -3004,8 +3065,8 @@ static void rekey_tail(Fz *z, const HloInstr *from, const HloInstr *to)
 			continue;
 		/* found by its new key (the old one's slot stays, met by
 		 * no lookup: from is to now for every caller) */
-		if (!fz_index_add(&z->seen, decision_hash(k->names, to),
-				  z->log_first + j))
+		if (!seen_add(z, decision_hash(k->names, to),
+			      z->log_first + j))
 			z->failed = true;
 		k->k = to;
 		k->id = to->id;
@@ -3051,10 +3112,11 @@ static bool reserve_decisions(Fz *z)
 {
 	FusionLog *l = z->log;
 	int n = z->expect;
+	/* (the fusion pass's seen: one consumer's at a time) */
 	return n <= 0 ||
 	       (fz_grow((void **)&l->d, &l->cap, l->n + n, sizeof *l->d) &&
 		fz_grow((void **)&z->kern, &z->cap_kern, n, sizeof *z->kern) &&
-		fz_index_reserve(&z->seen, n));
+		(z->seen_calls || fz_index_reserve(&z->seen, n)));
 }
 
 /* v's packed arguments copied into the log, 16 bytes at a time (a
@@ -3092,7 +3154,7 @@ static inline int seen_for(const Fz *z, unsigned h, const HloInstr *kernel,
 	unsigned mask = (unsigned)ix->cap - 1;
 	for (unsigned i = h & mask;; i = (i + 1) & mask) {
 		const struct FzSlot *s = &ix->slot[i];
-		if (!s->v)
+		if (!seen_live(z, s))
 			return -1;
 		int v = s->v - 1;
 		/* (every decision in seen is this pass's: in kern) */
@@ -3106,6 +3168,29 @@ static inline int seen_for(const Fz *z, unsigned h, const HloInstr *kernel,
 			return v;
 	}
 }
+
+#if XR_ASAN
+/* seen_for asked of every decision of the pass (seen_all). */
+static int seen_all_for(const Fz *z, unsigned h, const HloInstr *kernel,
+			bool siblings, const RecNames *n)
+{
+	const FzIndex *ix = &z->seen_all;
+	unsigned mask = (unsigned)ix->cap - 1;
+	for (unsigned i = h & mask; ix->cap && ix->slot[i].v;
+	     i = (i + 1) & mask) {
+		const struct FzSlot *s = &ix->slot[i];
+		int v = s->v - 1;
+		const FusionDecision *d = &z->log->d[v];
+		if (s->h == h && z->kern[v - z->log_first].k == kernel &&
+		    d->siblings == siblings &&
+		    same_name(d->consumer, n->cons, n->dcons) &&
+		    same_name(d->producer, n->prod, n->dprod) &&
+		    same_name(d->comp, n->comp, n->dcomp))
+			return v;
+	}
+	return -1;
+}
+#endif
 
 /* A new decision at the end of the log, made in kernel, of key h (names:
  * decision_names); NULL when out of memory (z->failed set). */
@@ -3128,7 +3213,7 @@ static FusionDecision *new_decision(Fz *z, unsigned h, unsigned names,
 	    (i >= z->cap_kern &&
 	     !fz_grow((void **)&z->kern, &z->cap_kern, i + 1,
 		      sizeof *z->kern)) ||
-	    !fz_index_add(&z->seen, h, l->n)) {
+	    !seen_add(z, h, l->n)) {
 		z->failed = true;
 		return NULL;
 	}
@@ -3170,6 +3255,15 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 	unsigned names = decision_names(hm, hp, hc);
 	int at = seen_for(z, decision_hash(names, kernel), kernel, v->siblings,
 			  &n);
+#if XR_ASAN
+	if (at != seen_all_for(z, decision_hash(names, kernel), kernel,
+			       v->siblings, &n)) {
+		fprintf(stderr, "fz_record: %s -> %s in %s was decided "
+				"before this consumer\n",
+			prod, cons, comp);
+		abort();
+	}
+#endif
 	FusionDecision *d;
 	if (at >= 0) {
 		/* Considered again (the consumer grew): the last word counts
@@ -3214,6 +3308,8 @@ oom:
 void fz_free_seen(Fz *z)
 {
 	fz_index_free(&z->seen);
+	fz_index_free(&z->seen_all);
+	z->seen_from = 0;
 	fz_index_free(&z->fwd_ix);
 	free(z->fwd);
 	free(z->kern);
@@ -3628,6 +3724,7 @@ static HloInstr *fuse_consumer(Fz *z, HloInstr *c, bool off)
 	HloInstr stand; /* wrap's */
 	Consumer k; /* c as it is now */
 	consumer_init(&k, z->groups, c);
+	seen_restart(z);
 	while (again && !z->failed) {
 		again = false;
 		for (int i = 0; i < c->nops && !z->failed; i++) {
@@ -3767,6 +3864,7 @@ bool pass_fusion(HloModule *m, PassCtx *cx)
 {
 	bool no_fusions;
 	Fz z = {.m = m, .log = cx->fusion_log, .pass = "fusion",
+		.seen_calls = true,
 		.temp_params = module_names_params(m, &no_fusions),
 		.lazy_params = true, .groups = calloc(1, sizeof(GroupCache))};
 	z.own_fusions_only = no_fusions;

@@ -127,6 +127,15 @@ typedef struct Fz {
 	HloModule *m;
 	FusionLog *log;
 	FzIndex seen; /* (comp, producer, consumer) -> decision index */
+	/* The fusion pass asks seen only about its current consumer's
+	 * decisions (a kernel's are all made while fuse_consumer offers it
+	 * its operands): each consumer starts seen afresh (seen_restart),
+	 * an entry for a decision before seen_from counting as an empty
+	 * slot. The table then holds one consumer's decisions and stays
+	 * in the cache; multi-output fusion keeps seen_from 0 (all). */
+	int seen_from;
+	bool seen_calls;
+	FzIndex seen_all; /* sanitizer builds: every decision, to compare */
 	const char *pass;
 	bool failed; /* out of memory */
 	bool temp_params; /* fz_param_for may name parameters for a while
