@@ -793,8 +793,17 @@ static bool siblings_of(Fz *z, HloInstr *o, Order *ord)
 		HloInstr *a = o->users[i];
 		if (unfit[i])
 			continue;
+		/* The names the log gives the pair, looked up before the
+		 * checks: each is a probe of the computation's name map,
+		 * mostly a miss in the cache, which then overlaps the
+		 * checks instead of being waited for after them. a's holds
+		 * for every b (nothing changes until a merge). Names live
+		 * in the module's arena: still readable after a and b are
+		 * replaced. */
+		const char *an = i + 1 < nu ? fz_value_name(a) : NULL;
 		for (int j = i + 1; j < nu; j++) {
 			HloInstr *b = o->users[j];
+			const char *bn = fz_value_name(b);
 			Verdict v;
 			fz_verdict_clear(&v);
 			v.siblings = true;
@@ -832,10 +841,6 @@ static bool siblings_of(Fz *z, HloInstr *o, Order *ord)
 				       "once (saves %s)",
 				       o->name, human(ord, v.saved));
 			}
-			/* Names live in the module's arena: still readable
-			 * after a and b are replaced. */
-			const char *an = fz_value_name(a),
-				   *bn = fz_value_name(b);
 			if (!v.fused) {
 				fz_record(z, an, bn, c->name, NULL, &v, NULL);
 				continue;
