@@ -2284,16 +2284,16 @@ static bool numbered(const char *s, size_t n)
 }
 
 /* clash_name's s.N for a name (n bytes) ending in .N and taken in dst,
- * dst's name hints moved as the first naming would have. */
+ * dst's name hints moved as the first naming would have; its length
+ * in *len. */
 static const char *clash_rename(Fz *z, HloComp *dst, const char *name,
-				size_t n, const HloComp *outer)
+				size_t n, const HloComp *outer, size_t *len)
 {
 	hlo_comp_skip_unique_name(dst, name, n);
 	char buf[256];
-	size_t len;
 	pass_free_namen(buf, sizeof buf, name, n, &outer->names, &dst->names,
-			&len);
-	return arena_dup(&z->m->arena, buf, len + 1);
+			len);
+	return arena_dup(&z->m->arena, buf, *len + 1);
 }
 
 /* The name unclash gives the copy of s made in dst, found at once: s's
@@ -2310,7 +2310,7 @@ static const char *clash_name(Fz *z, HloComp *dst, const HloInstr *s,
 	if (!s->parent || s->parent->module != dst->module || n > 180 ||
 	    !numbered(s->name, n) || !namemap_getn(&dst->names, s->name, n))
 		return s->name;
-	return clash_rename(z, dst, s->name, n, outer);
+	return clash_rename(z, dst, s->name, n, outer, &n);
 }
 
 /* What inline_comp's copy of s makes (clash_name, pass_copy_instr_as,
@@ -2328,13 +2328,15 @@ static HloInstr *move_as(Fz *z, HloComp *dst, HloInstr *s,
 	Arena *a = &dst->module->arena;
 	const char *was = s->name, *name = was;
 	bool plain = true; /* clash_name keeps s's name: unclash after */
-	int added = namemap_add(&dst->names, name, s);
+	/* (each name's length found once: namemap_add would again) */
+	size_t n = strlen(name);
+	int added = namemap_addn(&dst->names, name, n, s);
 	if (added == 0) {
-		size_t n = strlen(name);
 		if (n <= 180 && numbered(name, n)) {
 			plain = false;
-			name = clash_rename(z, dst, name, n, outer);
-			added = name ? namemap_add(&dst->names, name, s) : -1;
+			name = clash_rename(z, dst, name, n, outer, &n);
+			added = name ? namemap_addn(&dst->names, name, n, s)
+				     : -1;
 		}
 		if (added == 0) { /* as instr_new's uniquify */
 			name = hlo_comp_unique_name(dst, name);
