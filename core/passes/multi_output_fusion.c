@@ -37,7 +37,12 @@ typedef struct Order {
 	 * walking its fused computation (memory scattered over the heap).
 	 * It holds until something merges into the instruction (forget),
 	 * or the computation is left. */
-	unsigned char *seen; /* F_* bits */
+	/* F_* bits: what is kept, and of it what most asks need (a
+	 * fusion's heroes, whether it fits), so that those read this
+	 * byte alone and not why[] or scan[], whose entries for the
+	 * instructions of the computation (ids spread among those of
+	 * the fused computations) lie a cache line or more apart */
+	unsigned char *seen;
 	const char **why;    /* mof_unfit's answer, when F_UNFIT */
 	struct Scan *scan;   /* scanned's answer, when F_SCANNED */
 	HloInstr **stack;    /* scratch for walks */
@@ -57,6 +62,7 @@ enum {
 	F_SCANNED = 2,  /* scan[] holds scanned's answer */
 	F_REDUCE = 4, /* a reduce, or a fusion holding one */
 	F_DOT = 8,    /* a dot or convolution, or a fusion holding one */
+	F_FITS = 16,  /* with F_UNFIT: the answer is NULL */
 };
 
 /* What the checks ask of an instruction's fused computation, found in
@@ -273,8 +279,9 @@ static Scan scan_of(const HloInstr *x)
 /* scanned when x's scan is not kept yet. */
 static const Scan *scan_first(Order *o, const HloInstr *x)
 {
-	o->scan[x->id] = scan_of(x);
-	o->seen[x->id] |= F_SCANNED;
+	Scan s = scan_of(x);
+	o->scan[x->id] = s;
+	o->seen[x->id] |= F_SCANNED | (unsigned char)s.heroes;
 	return &o->scan[x->id];
 }
 
@@ -289,6 +296,7 @@ static inline const Scan *scanned(Order *o, const HloInstr *x)
 	Scan now = scan_of(x);
 	Group g = fz_group_of(x);
 	if (now.heroes != r->heroes || now.nparams != r->nparams ||
+	    (o->seen[x->id] & (F_REDUCE | F_DOT)) != r->heroes ||
 	    now.loop != r->loop || !!(r->heroes & F_REDUCE) != !!g.nreduce ||
 	    !!(r->heroes & F_DOT) != !!g.ndot) {
 		fprintf(stderr, "scanned: %s changed unseen\n", x->name);
@@ -303,11 +311,17 @@ static inline const Scan *scanned(Order *o, const HloInstr *x)
 static void scan_known(Order *o, const HloInstr *x, Scan s)
 {
 	o->scan[x->id] = s;
-	o->seen[x->id] |= F_SCANNED;
+	o->seen[x->id] |= F_SCANNED | (unsigned char)s.heroes;
 }
 
-static unsigned heroes(Order *o, const HloInstr *x)
+/* scanned(o, x)->heroes, read from seen[] once kept. Inline: asked of
+ * every user of every value read twice or more, at each sweep. */
+static inline unsigned heroes(Order *o, const HloInstr *x)
 {
+#if !XR_ASAN /* (there scanned checks what is kept) */
+	if (o->seen[x->id] & F_SCANNED)
+		return o->seen[x->id] & (F_REDUCE | F_DOT);
+#endif
 	return scanned(o, x)->heroes;
 }
 
@@ -352,7 +366,7 @@ static const char *unfit_first(GroupCache *gc, Order *o, const HloInstr *x)
 	const char *why = unfit_of(
 		gc, x, x->op == HLO_FUSION ? scanned(o, x) : NULL);
 	o->why[x->id] = why;
-	o->seen[x->id] |= F_UNFIT;
+	o->seen[x->id] |= F_UNFIT | (why ? 0 : F_FITS);
 	return why;
 }
 
@@ -363,16 +377,19 @@ static const char *unfit_first(GroupCache *gc, Order *o, const HloInstr *x)
 static inline const char *mof_unfit(GroupCache *gc, Order *o,
 				    const HloInstr *x)
 {
-	if (!(o->seen[x->id] & F_UNFIT))
+	unsigned f = o->seen[x->id];
+	if (!(f & F_UNFIT))
 		return unfit_first(gc, o, x);
 #if XR_ASAN
 	Scan now = scan_of(x);
-	if (unfit_of(gc, x, &now) != o->why[x->id]) {
+	if (unfit_of(gc, x, &now) != o->why[x->id] ||
+	    !(f & F_FITS) != !!o->why[x->id]) {
 		fprintf(stderr, "mof_unfit: %s changed unseen\n", x->name);
 		abort();
 	}
 #endif
-	return o->why[x->id];
+	/* (most fit: why[] is not read) */
+	return f & F_FITS ? NULL : o->why[x->id];
 }
 
 /* Something merged into x: what was found of it goes. */
