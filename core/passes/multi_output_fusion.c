@@ -887,7 +887,15 @@ static bool producer_mof(Fz *z, HloInstr *p, Order *ord)
 		return false;
 	/* p is asked about only once a consumer qualifies: most producers
 	 * have none, and the look at p would be wasted. A consumer without
-	 * a reduction is passed over before the rest of its look. */
+	 * a reduction is passed over before the rest of its look. Not so
+	 * for p other than a fusion, whose look reads p alone (no fused
+	 * computation): mostly a parameter, dot or get-tuple-element that
+	 * cannot join, and read by many (a model's weights by every layer),
+	 * whose users would be looked at, and their fused computations
+	 * walked, in vain (answered the same: false, nothing recorded). */
+	if (p->op != HLO_FUSION && (mof_unfit(z->groups, ord, p) ||
+				    heroes(ord, p)))
+		return false;
 	bool p_ok = false;
 	for (int i = 0; i < p->nusers; i++) {
 		HloInstr *cons = p->users[i];
