@@ -138,11 +138,10 @@ static inline bool same_key(const NameMapSlot *s, const char *key, size_t n,
 	       (s->key == key || (s->key != TOMB && memcmp(s->key, key, n) == 0));
 }
 
-static inline NameMapSlot *lookup(const NameMap *m, const char *key, size_t n,
-			   unsigned h)
+/* lookup's probe past the key's first slot (out of line: see lookup). */
+static __attribute__((noinline)) NameMapSlot *
+lookup_on(const NameMap *m, const char *key, size_t n, unsigned h)
 {
-	if (!m->cap)
-		return NULL;
 	size_t mask = m->cap - 1;
 	for (size_t i = h & mask;; i = (i + 1) & mask) {
 		NameMapSlot *s = &m->slots[i];
@@ -151,6 +150,26 @@ static inline NameMapSlot *lookup(const NameMap *m, const char *key, size_t n,
 		if (same_key(s, key, n, h))
 			return s;
 	}
+}
+
+/* The key's first slot answers most lookups (the tables are sparse):
+ * empty (absent), or holding the very string asked about (an
+ * instruction's own name, taken out). Those two are answered here
+ * without a call, so that the callers need no saved registers for the
+ * rest (lookup_on: the probe and memcmp). */
+static inline NameMapSlot *lookup(const NameMap *m, const char *key, size_t n,
+				  unsigned h)
+{
+	if (!m->cap)
+		return NULL;
+	NameMapSlot *s = &m->slots[h & (m->cap - 1)];
+	if (!s->key)
+		return NULL;
+	/* the same string (its hash too; never TOMB, which no caller
+	 * asks for), unless the caller asks for a prefix of it */
+	if (s->key == key && s->len == n)
+		return s;
+	return lookup_on(m, key, n, h);
 }
 
 void *namemap_getn(const NameMap *m, const char *key, size_t n)
@@ -237,8 +256,9 @@ int namemap_addn(NameMap *m, const char *key, size_t n, void *val)
 	return namemap_addh(m, key, n, key_hash(key, n), val);
 }
 
-int namemap_addh(NameMap *m, const char *key, size_t n, unsigned h,
-		 void *val)
+/* namemap_addh past its fast case (out of line: see namemap_addh). */
+static __attribute__((noinline)) int
+addh_on(NameMap *m, const char *key, size_t n, unsigned h, void *val)
 {
 	if (!reserve(m))
 		return -1;
@@ -262,6 +282,24 @@ int namemap_addh(NameMap *m, const char *key, size_t n, unsigned h,
 			return 0;
 		}
 	}
+}
+
+int namemap_addh(NameMap *m, const char *key, size_t n, unsigned h,
+		 void *val)
+{
+	/* the usual insert (tables are sparse): room without growing and
+	 * the key's first slot empty, as addh_on would fill it, without
+	 * the saved registers its probe and memcmp cost */
+	if ((m->used + 1) * 4 < m->cap * 3) {
+		NameMapSlot *s = &m->slots[h & (m->cap - 1)];
+		if (!s->key) {
+			*s = (NameMapSlot){key, val, h, (unsigned)n};
+			m->used++;
+			m->count++;
+			return 1;
+		}
+	}
+	return addh_on(m, key, n, h, val);
 }
 
 bool namemap_put(NameMap *m, const char *key, void *val)
