@@ -702,19 +702,19 @@ void hlo_set_operand_known(HloInstr *ins, int i, HloInstr *v,
 		add_user(v, ins);
 }
 
-void hlo_instr_drop_operands(HloInstr *ins)
+/* Takes ins out of the user lists of its operands, once from each
+ * distinct one (as hlo_set_operand would leave them), its slots left as
+ * they are: for hlo_instr_drop_operands, which clears them, and
+ * hlo_instr_move, which fills them again at once. */
+static void leave_operands(HloInstr *ins)
 {
 	int n = ins->nops;
-	/* the user lists end as hlo_set_operand's would leave them: ins
-	 * leaves each distinct operand's list once */
 	if (n <= 32) { /* (most: one or two) */
 		for (int i = 0; i < n; i++) {
 			HloInstr *o = ins->ops[i];
 			if (o && !uses_before(ins, o, i))
 				remove_user(o, ins);
 		}
-		for (int i = 0; i < n; i++)
-			ins->ops[i] = NULL;
 		return;
 	}
 	PtrSet seen_set = {0};
@@ -728,8 +728,18 @@ void hlo_instr_drop_operands(HloInstr *ins)
 	}
 	if (big)
 		free(seen_set.v);
-	if (n)
+}
+
+void hlo_instr_drop_operands(HloInstr *ins)
+{
+	int n = ins->nops;
+	leave_operands(ins);
+	if (n <= 32) {
+		for (int i = 0; i < n; i++)
+			ins->ops[i] = NULL;
+	} else {
 		memset(ins->ops, 0, sizeof *ins->ops * (size_t)n);
+	}
 }
 
 void hlo_replace_all_uses(HloInstr *old, HloInstr *with)
@@ -1285,8 +1295,9 @@ HloInstr *hlo_instr_move(HloInstr *ins, HloComp *c, HloInstr *const *ops)
 		namemap_delh(&c->names, ins->name, len, h);
 		return NULL;
 	}
-	/* taken out as pass_detach takes it (its users stay) */
-	hlo_instr_drop_operands(ins);
+	/* taken out as pass_detach takes it (its users stay), its slots
+	 * filled below */
+	leave_operands(ins);
 	namemap_delh(&from->names, ins->name, len, h);
 	if (from->root == ins)
 		from->root = NULL;

@@ -2123,9 +2123,14 @@ static void drop_operand_late(HloInstr *f, int i, HloInstr *par,
 		return;
 	}
 	detach_param(par);
-	for (int k = i + 1; k < fc->npidx; k++)
-		fc->pidx[k]->param_no--;
-	hlo_comp_param_dropped(fc, i);
+	/* renumbered and moved down a slot in one walk (as
+	 * hlo_comp_param_dropped moves them: i < npidx, par at i) */
+	for (int k = i + 1; k < fc->npidx; k++) {
+		HloInstr *q = fc->pidx[k];
+		q->param_no--;
+		fc->pidx[k - 1] = q;
+	}
+	fc->npidx--;
 	drop_op_known(f, i, elsewhere);
 }
 
