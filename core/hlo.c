@@ -761,13 +761,22 @@ void hlo_replace_all_uses(HloInstr *old, HloInstr *with)
 			return; /* out of memory: nothing changed */
 		with->users = v;
 	}
+	/* with read by nothing yet (mostly: a copy just made, read where a
+	 * parameter was): no user of old reads it already */
+	bool fresh = with && with->nusers == 0;
 	for (int k = n - 1; k >= 0; k--) {
 		HloInstr *u = old->users[k];
 		bool had = false;
-		for (int i = 0; i < u->nops; i++) {
-			had |= u->ops[i] == with;
-			if (u->ops[i] == old)
-				u->ops[i] = with;
+		if (fresh) {
+			for (int i = 0; i < u->nops; i++)
+				if (u->ops[i] == old)
+					u->ops[i] = with;
+		} else {
+			for (int i = 0; i < u->nops; i++) {
+				had |= u->ops[i] == with;
+				if (u->ops[i] == old)
+					u->ops[i] = with;
+			}
 		}
 		if (with && !had)
 			with->users[with->nusers++] = u;
