@@ -4,6 +4,7 @@
 #ifndef XR_VERIFY_H
 #define XR_VERIFY_H
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "diag.h"
 #include "hlo.h"
@@ -24,6 +25,11 @@ bool verify_module_changed(HloModule *m, Diag *d, const SrcFile *f,
  * instructions passed, dst's pass too, so verify_module_changed need not
  * check them again after a pass on dst. */
 void verify_inherit(HloModule *dst, const HloModule *src);
+/* One hash of everything the instruction checks read in m (each
+ * instruction's signature, in order, computation by computation): two
+ * equal digests mean the checks would say what they said before.
+ * Sanitizer builds take it around a pass that reports no change. */
+uint64_t verify_module_digest(const HloModule *m);
 /* Checks one instruction (shape, operands, attributes). */
 bool verify_instr(HloInstr *ins, Diag *d, const SrcFile *f);
 
