@@ -3806,19 +3806,6 @@ static void fuse_comp(Fz *z, HloComp *c, bool off)
 	pass_compact(c);
 }
 
-void fz_note_rule(PassCtx *cx, const char *rule, int n)
-{
-	if (n <= 0)
-		return;
-	pass_note_rule(cx, rule);
-	/* the entry it counted in, found as pass_note_rule finds it */
-	for (int i = 0; i < cx->nrules; i++)
-		if (cx->rules[i].rule == rule || !strcmp(cx->rules[i].rule, rule)) {
-			cx->rules[i].count += n - 1;
-			return;
-		}
-}
-
 bool fz_finish(Fz *z, PassCtx *cx, HloComp **comps, int nc)
 {
 	/* compacted and named also after a failure: no parameter is left
@@ -3906,7 +3893,7 @@ bool pass_fusion(HloModule *m, PassCtx *cx)
 		z.failed = true;
 	for (int i = 0; i < nc && !z.failed; i++)
 		fuse_comp(&z, comps[i], cx->fusion_off);
-	fz_note_rule(cx, "producer-consumer", z.nfused);
+	pass_note_rule_n(cx, "producer-consumer", z.nfused);
 	return fz_finish(&z, cx, comps, nc);
 }
 

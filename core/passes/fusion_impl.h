@@ -397,7 +397,5 @@ int fz_code_comps(HloModule *m, HloComp ***out);
 /* Re-sorts what the pass touched, rebuilds the log's groups, frees z's
  * state and comps; returns "changed". */
 bool fz_finish(Fz *z, PassCtx *cx, HloComp **comps, int nc);
-/* pass_note_rule(cx, rule) n times over, the count bumped at once. */
-void fz_note_rule(PassCtx *cx, const char *rule, int n);
 
 #endif

@@ -1094,6 +1094,6 @@ bool pass_multi_output_fusion(HloModule *m, PassCtx *cx)
 		mof_comp(&z, comps[i]);
 	sweep_unswept(&z);
 	free(z.unswept);
-	fz_note_rule(cx, "multi-output", z.nfused);
+	pass_note_rule_n(cx, "multi-output", z.nfused);
 	return fz_finish(&z, cx, comps, nc);
 }
