@@ -2975,35 +2975,14 @@ static inline bool seen_live(const Fz *z, const struct FzSlot *s)
 	return s->v > z->seen_from; /* v: the decision + 1 */
 }
 
-/* seen with twice the room, only its live entries placed again (a
- * stale entry met before a live one on its probe would end the probe). */
-static bool seen_grow(Fz *z)
-{
-	FzIndex *ix = &z->seen;
-	int nc = ix->cap ? ix->cap * 2 : 64;
-	struct FzSlot *ns = calloc((size_t)nc, sizeof *ns);
-	if (!ns)
-		return false;
-	unsigned mask = (unsigned)nc - 1;
-	for (int i = 0; i < ix->cap; i++) {
-		if (!seen_live(z, &ix->slot[i]))
-			continue;
-		unsigned j = ix->slot[i].h & mask;
-		while (ns[j].v)
-			j = (j + 1) & mask;
-		ns[j] = ix->slot[i];
-	}
-	free(ix->slot);
-	ix->slot = ns;
-	ix->cap = nc;
-	return true;
-}
-
 /* Decision v, of key h, into seen (and seen_all in sanitizer builds). */
 static bool seen_add(Fz *z, unsigned h, int v)
 {
 	FzIndex *ix = &z->seen;
-	if ((ix->n + 1) * 2 > ix->cap && !seen_grow(z))
+	/* (twice the room, only the live entries placed again: a stale
+	 * one met before a live one on its probe would end the probe) */
+	if ((ix->n + 1) * 2 > ix->cap &&
+	    !fz_index_resize(ix, ix->cap ? ix->cap * 2 : 64, z->seen_from))
 		return false;
 #if XR_ASAN
 	if (!fz_index_add(&z->seen_all, h, v))
@@ -3149,19 +3128,20 @@ typedef struct RecNames {
 	char *dcomp, *dprod, *dcons;
 } RecNames;
 
-/* The decision of key h made in kernel about the names n, or -1:
- * seen_at's probe with the test written out (fz_record asks for every
- * decision, and most find none). */
-static inline int seen_for(const Fz *z, unsigned h, const HloInstr *kernel,
-			   bool siblings, const RecNames *n)
+/* The decision of key h made in kernel about the names n in index ix
+ * (an entry of a decision before from counts as empty), or -1: seen_at's
+ * probe with the test written out (fz_record asks for every decision,
+ * and most find none). */
+static inline int seen_in(const Fz *z, const FzIndex *ix, int from,
+			  unsigned h, const HloInstr *kernel, bool siblings,
+			  const RecNames *n)
 {
-	const FzIndex *ix = &z->seen;
 	if (!ix->cap)
 		return -1;
 	unsigned mask = (unsigned)ix->cap - 1;
 	for (unsigned i = h & mask;; i = (i + 1) & mask) {
 		const struct FzSlot *s = &ix->slot[i];
-		if (!seen_live(z, s))
+		if (s->v <= from) /* v: the decision + 1 */
 			return -1;
 		int v = s->v - 1;
 		/* (every decision in seen is this pass's: in kern) */
@@ -3175,29 +3155,6 @@ static inline int seen_for(const Fz *z, unsigned h, const HloInstr *kernel,
 			return v;
 	}
 }
-
-#if XR_ASAN
-/* seen_for asked of every decision of the pass (seen_all). */
-static int seen_all_for(const Fz *z, unsigned h, const HloInstr *kernel,
-			bool siblings, const RecNames *n)
-{
-	const FzIndex *ix = &z->seen_all;
-	unsigned mask = (unsigned)ix->cap - 1;
-	for (unsigned i = h & mask; ix->cap && ix->slot[i].v;
-	     i = (i + 1) & mask) {
-		const struct FzSlot *s = &ix->slot[i];
-		int v = s->v - 1;
-		const FusionDecision *d = &z->log->d[v];
-		if (s->h == h && z->kern[v - z->log_first].k == kernel &&
-		    d->siblings == siblings &&
-		    same_name(d->consumer, n->cons, n->dcons) &&
-		    same_name(d->producer, n->prod, n->dprod) &&
-		    same_name(d->comp, n->comp, n->dcomp))
-			return v;
-	}
-	return -1;
-}
-#endif
 
 /* A new decision at the end of the log, made in kernel, of key h (names:
  * decision_names); NULL when out of memory (z->failed set). */
@@ -3260,11 +3217,10 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 	 * or copies it into the log; compared by text till then */
 	di = (char *)into;
 	unsigned names = decision_names(hm, hp, hc);
-	int at = seen_for(z, decision_hash(names, kernel), kernel, v->siblings,
-			  &n);
+	unsigned h = decision_hash(names, kernel);
+	int at = seen_in(z, &z->seen, z->seen_from, h, kernel, v->siblings, &n);
 #if XR_ASAN
-	if (at != seen_all_for(z, decision_hash(names, kernel), kernel,
-			       v->siblings, &n)) {
+	if (at != seen_in(z, &z->seen_all, 0, h, kernel, v->siblings, &n)) {
 		fprintf(stderr, "fz_record: %s -> %s in %s was decided "
 				"before this consumer\n",
 			prod, cons, comp);
@@ -3284,8 +3240,7 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 		d = &z->log->d[at];
 		if (same_verdict(d, z->pass, di, v))
 			return;
-	} else if (!(d = new_decision(z, decision_hash(names, kernel), names,
-				      kernel))) {
+	} else if (!(d = new_decision(z, h, names, kernel))) {
 		return;
 	}
 	const unsigned char *args = rec_args(z, v);

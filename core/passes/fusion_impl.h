@@ -294,6 +294,10 @@ static inline bool fz_index_add(FzIndex *ix, unsigned h, int v)
 	ix->n++;
 	return true;
 }
+/* ix with nc slots (a power of two), its entries of a value over from
+ * placed again (0: all), the others dropped. False on out of memory (ix
+ * unchanged). */
+bool fz_index_resize(FzIndex *ix, int nc, int from);
 /* Room for n entries in all, so that adding them moves nothing. */
 bool fz_index_reserve(FzIndex *ix, int n);
 void fz_index_free(FzIndex *ix);

@@ -234,14 +234,14 @@ unsigned fz_hash_words(const char *const *s, int n)
 	return h;
 }
 
-/* ix with nc slots (a power of two), its entries placed again. */
-static bool index_resize(FzIndex *ix, int nc)
+/* (fusion_impl.h) */
+bool fz_index_resize(FzIndex *ix, int nc, int from)
 {
 	struct FzSlot *ns = calloc((size_t)nc, sizeof *ns);
 	if (!ns)
 		return false;
 	for (int i = 0; i < ix->cap; i++) {
-		if (!ix->slot[i].v)
+		if (ix->slot[i].v <= from)
 			continue;
 		int j = (int)(ix->slot[i].h & (unsigned)(nc - 1));
 		while (ns[j].v)
@@ -259,12 +259,12 @@ bool fz_index_reserve(FzIndex *ix, int n)
 	int nc = ix->cap ? ix->cap : 64;
 	while (nc / 2 < n + 1)
 		nc *= 2;
-	return nc == ix->cap || index_resize(ix, nc);
+	return nc == ix->cap || fz_index_resize(ix, nc, 0);
 }
 
 bool fz_index_add_grow(FzIndex *ix, unsigned h, int v)
 {
-	return index_resize(ix, ix->cap ? ix->cap * 2 : 64) &&
+	return fz_index_resize(ix, ix->cap ? ix->cap * 2 : 64, 0) &&
 	       fz_index_add(ix, h, v);
 }
 

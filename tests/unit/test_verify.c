@@ -1017,6 +1017,44 @@ static void verify_changed_strings_by_text(void **st)
 	hlo_module_free(m);
 }
 
+/* The digest pass_run compares around a pass that reports no change:
+ * the same for the same module and for a clone, moved by a changed
+ * operand, attribute or shape, back when the change is undone. */
+static void verify_digest_follows_changes(void **st)
+{
+	(void)st;
+	HloModule *m = load_text(ENTRY(
+		"  x = f32[8] parameter(0)\n  y = f32[8] parameter(1)\n"
+		"  a = f32[8] add(x, y)\n"
+		"  ROOT s = f32[2] slice(a), slice={[0:2]}\n"));
+	uint64_t d0 = verify_module_digest(m);
+	assert_true(d0 == verify_module_digest(m));
+	HloModule *c = hlo_module_clone(m);
+	assert_non_null(c);
+	assert_true(d0 == verify_module_digest(c));
+	hlo_module_free(c);
+	HloInstr *a = hlo_comp_find(m->entry, "a"),
+		 *x = hlo_comp_find(m->entry, "x"),
+		 *y = hlo_comp_find(m->entry, "y");
+	a->ops[1] = x; /* (users not kept: only the digest is asked) */
+	assert_true(d0 != verify_module_digest(m));
+	a->ops[1] = y;
+	assert_true(d0 == verify_module_digest(m));
+	HloInstr *s = hlo_comp_find(m->entry, "s");
+	HloAttr *sl = hlo_attr_find(s, A_SLICE);
+	assert_non_null(sl);
+	SliceDim *was = sl->u.slice.v, now = {0, 4, 1};
+	sl->u.slice.v = &now; /* a value replaced, as passes replace them */
+	assert_true(d0 != verify_module_digest(m));
+	sl->u.slice.v = was;
+	Shape *shape = s->shape;
+	s->shape = a->shape;
+	assert_true(d0 != verify_module_digest(m));
+	s->shape = shape;
+	assert_true(d0 == verify_module_digest(m));
+	hlo_module_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1049,6 +1087,7 @@ int main(void)
 		cmocka_unit_test(verify_fused_computation_owned),
 		cmocka_unit_test(verify_changed_kinds_by_value),
 		cmocka_unit_test(verify_changed_strings_by_text),
+		cmocka_unit_test(verify_digest_follows_changes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
