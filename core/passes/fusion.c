@@ -2827,10 +2827,12 @@ static int rec_fill(Fz *z, int h, const char *s)
 /* The cache slot of name s, with s's copy in the log and its hash (a
  * small cache by address: the module's names do not change during a
  * pass, and a producer, consumer or computation is named again and
- * again); -1 when out of memory. */
+ * again); -1 when out of memory. By the address over 16: names come
+ * from arenas, which hand out multiples of 16 bytes (over 8, every
+ * other slot stood empty and a name was copied again twice as often). */
 static inline int rec_slot(Fz *z, const char *s)
 {
-	int h = (int)(((uintptr_t)s >> 3) % FZ_REC_CACHE);
+	int h = (int)(((uintptr_t)s >> 4) % FZ_REC_CACHE);
 	return z->rec_src[h] == s ? h : rec_fill(z, h, s);
 }
 
@@ -2839,7 +2841,7 @@ static inline int rec_slot(Fz *z, const char *s)
  * recorded any more). NULL when out of memory. */
 static char *rec_copy(Fz *z, const char *s)
 {
-	int h = (int)(((uintptr_t)s >> 3) % FZ_REC_CACHE);
+	int h = (int)(((uintptr_t)s >> 4) % FZ_REC_CACHE);
 	if (z->rec_src[h] == s)
 		return z->rec_dup[h];
 	size_t n = strlen(s) + 1;
