@@ -889,11 +889,47 @@ typedef struct Consumer {
 	bool repeats;
 } Consumer;
 
-/* k for consumer c as it is now. */
+/* What producer() keeps of c, an instruction other than a fusion, or
+ * NULL when its slot holds another. */
+static inline const struct ProducerSeen *producer_kept(const GroupCache *gc,
+							const HloInstr *c)
+{
+	const struct ProducerSeen *e =
+		&gc->prod[((uintptr_t)c >> 4) % PRODUCER_CACHE];
+	return e->x == c && e->id == c->id ? e : NULL;
+}
+
+/* k for consumer c as it is now. A consumer that is no fusion was
+ * mostly offered to its own consumers as a producer a moment ago (they
+ * come first, fuse_comp): what producer() kept of it then holds. */
 static void consumer_init(Consumer *k, GroupCache *gc, const HloInstr *c)
 {
-	*k = (Consumer){.c = c, .fc = fz_fused_comp(c),
-			.why = fz_unfusible(gc, c)};
+	const struct ProducerSeen *e =
+		gc && c->op != HLO_FUSION ? producer_kept(gc, c) : NULL;
+	if (!e) {
+		*k = (Consumer){.c = c, .fc = fz_fused_comp(c),
+				.why = fz_unfusible(gc, c)};
+		return;
+	}
+	*k = (Consumer){.c = c, .why = e->why};
+	if (!e->why) {
+		k->g = e->g;
+		k->grouped = true;
+	}
+#if XR_ASAN
+	Group g = fz_group_of(c);
+	if (fz_unfusible(gc, c) != e->why ||
+	    (!e->why && (g.ninstrs != e->g.ninstrs ||
+			 g.nparams != e->g.nparams ||
+			 g.nreduce != e->g.nreduce || g.ndot != e->g.ndot ||
+			 g.costly != e->g.costly ||
+			 g.elementwise != e->g.elementwise ||
+			 g.not_ew != e->g.not_ew))) {
+		fprintf(stderr, "consumer_init: %s is not what it was\n",
+			c->name);
+		abort();
+	}
+#endif
 }
 
 static void consumer_walk_all(Consumer *k)
