@@ -2847,7 +2847,7 @@ static unsigned text_hash(const char *s, size_t n)
 
 /* Slot h of the name cache now holds s, copied into the log and
  * hashed; -1 (the slot left empty) when out of memory. */
-static int rec_fill(Fz *z, int h, const char *s)
+static __attribute__((noinline)) int rec_fill(Fz *z, int h, const char *s)
 {
 	size_t n = strlen(s);
 	char *dup = arena_raw(&z->log->a, n + 1);
@@ -3014,7 +3014,8 @@ static inline bool seen_live(const Fz *z, const struct FzSlot *s)
 }
 
 /* Decision v, of key h, into seen (and seen_all in sanitizer builds). */
-static bool seen_add(Fz *z, unsigned h, int v)
+static inline __attribute__((always_inline)) bool
+seen_add(Fz *z, unsigned h, int v)
 {
 	FzIndex *ix = &z->seen;
 	/* (twice the room, only the live entries placed again: a stale
@@ -3118,8 +3119,9 @@ void fz_forward(Fz *z, const HloInstr *from, const HloInstr *to)
 }
 
 /* Does decision d (of the same pair) say what v says? */
-static bool same_verdict(const FusionDecision *d, const char *pass,
-			 const char *into, const Verdict *v)
+static inline __attribute__((always_inline)) bool
+same_verdict(const FusionDecision *d, const char *pass, const char *into,
+	     const Verdict *v)
 {
 	return d->pass == pass && d->rule == v->rule &&
 	       d->fused == v->fused && d->bytes_saved == v->saved &&
@@ -3196,8 +3198,8 @@ static inline int seen_in(const Fz *z, const FzIndex *ix, int from,
 
 /* A new decision at the end of the log, made in kernel, of key h (names:
  * decision_names); NULL when out of memory (z->failed set). */
-static FusionDecision *new_decision(Fz *z, unsigned h, unsigned names,
-				    const HloInstr *kernel)
+static inline __attribute__((always_inline)) FusionDecision *
+new_decision(Fz *z, unsigned h, unsigned names, const HloInstr *kernel)
 {
 	FusionLog *l = z->log;
 	if (!z->kern_started) {
@@ -3225,43 +3227,40 @@ static FusionDecision *new_decision(Fz *z, unsigned h, unsigned names,
 	return &l->d[l->n++];
 }
 
-void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
-	       const char *into, const Verdict *v, const HloInstr *kernel)
+/* The copy of name s in the log and its hash, into *dup and *hash;
+ * false when out of memory (z->failed set). */
+static inline __attribute__((always_inline)) bool
+rec_name(Fz *z, const char *s, char **dup, unsigned *hash)
 {
-	if (!z->log || z->failed)
-		return;
-	/* A kernel forwarded since a decision was recorded in it makes a
-	 * second one: settle_decisions keeps the last word of the two. */
-	kernel = kernel_current(z, kernel);
-	/* each name looked up once, its copy made with its hash */
-	int e;
-	RecNames n = {comp, prod, cons, NULL, NULL, NULL};
-	unsigned hm, hp, hc;
-	char *di = NULL;
-	if ((e = rec_slot(z, comp)) < 0)
-		goto oom;
-	n.dcomp = z->rec_dup[e];
-	hm = z->rec_hash[e];
-	if ((e = rec_slot(z, prod)) < 0)
-		goto oom;
-	n.dprod = z->rec_dup[e];
-	hp = z->rec_hash[e];
-	if ((e = rec_slot(z, cons)) < 0)
-		goto oom;
-	n.dcons = z->rec_dup[e];
-	hc = z->rec_hash[e];
+	int e = rec_slot(z, s);
+	if (e < 0) {
+		z->failed = true;
+		return false;
+	}
+	*dup = z->rec_dup[e];
+	*hash = z->rec_hash[e];
+	return true;
+}
+
+/* fz_record once the names are looked up (n, their hashes hm, hp and
+ * hc) and kernel is kernel_current's: fz_record_pair looks up its
+ * producer and computation once for all the readers it records. */
+static inline __attribute__((always_inline)) void
+record(Fz *z, const RecNames *n, unsigned hm, unsigned hp, unsigned hc,
+       const char *into, const Verdict *v, const HloInstr *kernel)
+{
 	/* the fusion as the caller names it, until settle_decisions names
 	 * the kernel (the caller's fusion, or the one it became part of)
 	 * or copies it into the log; compared by text till then */
-	di = (char *)into;
+	char *di = (char *)into;
 	unsigned names = decision_names(hm, hp, hc);
 	unsigned h = decision_hash(names, kernel);
-	int at = seen_in(z, &z->seen, z->seen_from, h, kernel, v->siblings, &n);
+	int at = seen_in(z, &z->seen, z->seen_from, h, kernel, v->siblings, n);
 #if XR_ASAN
-	if (at != seen_in(z, &z->seen_all, 0, h, kernel, v->siblings, &n)) {
+	if (at != seen_in(z, &z->seen_all, 0, h, kernel, v->siblings, n)) {
 		fprintf(stderr, "fz_record: %s -> %s in %s was decided "
 				"before this consumer\n",
-			prod, cons, comp);
+			n->prod, n->cons, n->comp);
 		abort();
 	}
 #endif
@@ -3283,9 +3282,9 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 	}
 	const unsigned char *args = rec_args(z, v);
 	/* field by field: a compound literal cleared the whole first */
-	d->producer = n.dprod;
-	d->consumer = n.dcons;
-	d->comp = n.dcomp;
+	d->producer = n->dprod;
+	d->consumer = n->dcons;
+	d->comp = n->dcomp;
 	d->into = di;
 	d->where = NULL;
 	d->pass = z->pass;
@@ -3300,9 +3299,23 @@ void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
 	d->bytes_saved = v->saved;
 	if (!args)
 		z->failed = true;
-	return;
-oom:
-	z->failed = true;
+}
+
+void fz_record(Fz *z, const char *prod, const char *cons, const char *comp,
+	       const char *into, const Verdict *v, const HloInstr *kernel)
+{
+	if (!z->log || z->failed)
+		return;
+	/* A kernel forwarded since a decision was recorded in it makes a
+	 * second one: settle_decisions keeps the last word of the two. */
+	kernel = kernel_current(z, kernel);
+	/* each name looked up once, its copy made with its hash */
+	RecNames n = {comp, prod, cons, NULL, NULL, NULL};
+	unsigned hm, hp, hc;
+	if (rec_name(z, comp, &n.dcomp, &hm) &&
+	    rec_name(z, prod, &n.dprod, &hp) &&
+	    rec_name(z, cons, &n.dcons, &hc))
+		record(z, &n, hm, hp, hc, into, v, kernel);
 }
 
 void fz_free_seen(Fz *z)
@@ -3356,11 +3369,23 @@ void fz_record_pair(Fz *z, const HloInstr *p, const HloInstr *c,
 		    const char *into, const Verdict *v)
 {
 	/* Those decide found inside c, when c has not changed since. */
+	if (!z->log || z->failed)
+		return;
 	const HloInstr *own[16], *const *in = v->nin ? v->in : own;
-	int n = v->nin ? v->nin : inner_users(p, c, own, 16);
-	const char *prod = value_name(p), *comp = c->parent->name;
-	for (int i = 0; i < n; i++)
-		fz_record(z, prod, in[i]->name, comp, into, v, c);
+	int k = v->nin ? v->nin : inner_users(p, c, own, 16);
+	/* fz_record's look-ups of the producer, the computation and the
+	 * kernel, once for all the readers */
+	RecNames n = {c->parent->name, value_name(p), NULL, NULL, NULL, NULL};
+	unsigned hm, hp, hc;
+	const HloInstr *kernel = kernel_current(z, c);
+	if (!rec_name(z, n.comp, &n.dcomp, &hm) ||
+	    !rec_name(z, n.prod, &n.dprod, &hp))
+		return;
+	for (int i = 0; i < k && !z->failed; i++) {
+		n.cons = in[i]->name;
+		if (rec_name(z, n.cons, &n.dcons, &hc))
+			record(z, &n, hm, hp, hc, into, v, kernel);
+	}
 }
 
 /* A set of pointers (open addressing, NULL an empty slot). */
