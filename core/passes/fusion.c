@@ -245,6 +245,25 @@ const char *fz_control_edges(GroupCache *gc, const HloInstr *x)
 				    : NULL;
 }
 
+GroupCache *fz_groups_new(void)
+{
+	/* Only the keys cleared: calloc cleared the whole (some 200 KB,
+	 * most of it never read), which cost more than a pass's lookups
+	 * in it. An entry's other fields are read only once its key
+	 * matches (group_cached, producer). */
+	GroupCache *gc = malloc(sizeof *gc);
+	if (!gc)
+		return NULL;
+	for (int i = 0; i < GROUP_CACHE; i++)
+		gc->e[i].fc = NULL;
+	for (int i = 0; i < PRODUCER_CACHE; i++)
+		gc->prod[i].x = NULL;
+	gc->ctrl = NULL;
+	gc->nctrl = gc->cap_ctrl = 0;
+	gc->ctrl_made = false;
+	return gc;
+}
+
 void fz_groups_free(GroupCache *gc)
 {
 	if (gc)
@@ -3878,7 +3897,7 @@ bool pass_fusion(HloModule *m, PassCtx *cx)
 	Fz z = {.m = m, .log = cx->fusion_log, .pass = "fusion",
 		.seen_calls = true,
 		.temp_params = module_names_params(m, &no_fusions),
-		.lazy_params = true, .groups = calloc(1, sizeof(GroupCache))};
+		.lazy_params = true, .groups = fz_groups_new()};
 	z.own_fusions_only = no_fusions;
 	if (z.log)
 		z.log->off = cx->fusion_off;

@@ -75,6 +75,8 @@ typedef struct GroupCache {
  * control-predecessors list, or a place in another's), or NULL. gc may
  * be NULL (then x's computation is read). */
 const char *fz_control_edges(GroupCache *gc, const HloInstr *x);
+/* An empty cache; NULL when out of memory. */
+GroupCache *fz_groups_new(void);
 /* Frees what gc holds, and gc. */
 void fz_groups_free(GroupCache *gc);
 

@@ -1082,8 +1082,7 @@ bool pass_multi_output_fusion(HloModule *m, PassCtx *cx)
 		/* the groups' cache is only asked about control edges
 		 * here (fz_wrap's entries are not read again): without
 		 * them, the answer needs none */
-		.groups = m->control_preds ? calloc(1, sizeof(GroupCache))
-					   : NULL};
+		.groups = m->control_preds ? fz_groups_new() : NULL};
 	HloComp **comps;
 	int nc = fz_code_comps(m, &comps);
 	if (nc < 0) {
