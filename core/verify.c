@@ -56,8 +56,10 @@ typedef struct V {
 	 * open addressing on the computation's address (see note_callers) */
 	struct Caller {
 		const HloComp *c;
-		const HloInstr *by;
-		bool reported;
+		/* the caller's address, its low bit set once the
+		 * computation's error is reported (an instruction's
+		 * address is even): two words a slot, less to clear */
+		uintptr_t by;
 	} *callers;
 	int cap_callers; /* a power of two, or 0 */
 	bool named_all; /* note_named filled callers */
@@ -68,6 +70,8 @@ typedef struct V {
 	const char *str_last;
 	uint64_t str_last_hash;
 } V;
+
+_Static_assert(_Alignof(HloInstr) >= 2, "a caller's low bit is free");
 
 static bool full(const V *v) { return v->d->errors - v->start >= MAX_ERRORS; }
 
@@ -1310,11 +1314,11 @@ static bool note_caller(V *v, const HloInstr *ins, const HloComp *k)
 		}
 #endif
 		s->c = k;
-		s->by = ins;
+		s->by = (uintptr_t)ins;
 		/* what a pass left calling a computation it took out (or one
 		 * of another module) */
 		if (!named) {
-			s->reported = true;
+			s->by |= 1;
 			err(v, ins,
 			    "calls computation '%s', which is not in the "
 			    "module",
@@ -1322,11 +1326,11 @@ static bool note_caller(V *v, const HloInstr *ins, const HloComp *k)
 		}
 		return true;
 	}
-	const HloInstr *by = s->by;
-	if (by == ins || s->reported ||
+	const HloInstr *by = (const HloInstr *)(s->by & ~(uintptr_t)1);
+	if (by == ins || (s->by & 1) ||
 	    (ins->op != HLO_FUSION && by->op != HLO_FUSION))
 		return true;
-	s->reported = true;
+	s->by |= 1;
 	if (by->op == HLO_FUSION)
 		err(v, ins,
 		    "calls computation '%s', the body of fusion '%s' "
