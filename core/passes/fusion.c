@@ -2919,9 +2919,33 @@ static bool same_from(const void *ctx, int v)
 	return q->z->fwd[v].from == q->p;
 }
 
-/* Where kernel k was forwarded (its entry in fwd), or -1. */
-static int fwd_at(const Fz *z, const HloInstr *k)
+/* fwd_ix made from fwd when first asked: forwards are many (one per
+ * fusion made or consumer wrapped) and lookups few (mostly when the
+ * pass settles its decisions), and an index kept up at each forward
+ * cost more than the lookups saved. False on out of memory (z->failed
+ * set). */
+static bool fwd_index(Fz *z)
 {
+	if (!fz_index_reserve(&z->fwd_ix, z->nfwd)) {
+		z->failed = true;
+		return false;
+	}
+	/* in the order of the forwards, as adding them one by one would
+	 * place them */
+	for (int i = 0; i < z->nfwd; i++)
+		if (!fz_index_add(&z->fwd_ix, ptr_hash(z->fwd[i].from), i)) {
+			z->failed = true;
+			return false;
+		}
+	z->fwd_indexed = true;
+	return true;
+}
+
+/* Where kernel k was forwarded (its entry in fwd), or -1. */
+static int fwd_at(Fz *z, const HloInstr *k)
+{
+	if (!z->fwd_indexed && !fwd_index(z))
+		return -1;
 	PtrQuery q = {z, k};
 	return fz_index_find(&z->fwd_ix, ptr_hash(k), same_from, &q);
 }
@@ -3129,8 +3153,8 @@ void fz_forward(Fz *z, const HloInstr *from, const HloInstr *to)
 	int want = z->nfwd ? z->nfwd + 1 : z->expect / 3 + 1;
 	if ((z->nfwd >= z->cap_fwd &&
 	     !fz_grow((void **)&z->fwd, &z->cap_fwd, want, sizeof *z->fwd)) ||
-	    (!z->nfwd && !fz_index_reserve(&z->fwd_ix, want)) ||
-	    !fz_index_add(&z->fwd_ix, ptr_hash(from), z->nfwd)) {
+	    (z->fwd_indexed &&
+	     !fz_index_add(&z->fwd_ix, ptr_hash(from), z->nfwd))) {
 		z->failed = true;
 		return;
 	}
@@ -3343,6 +3367,7 @@ void fz_free_seen(Fz *z)
 	fz_index_free(&z->seen_all);
 	z->seen_from = 0;
 	fz_index_free(&z->fwd_ix);
+	z->fwd_indexed = false;
 	free(z->fwd);
 	free(z->kern);
 	z->fwd = NULL;

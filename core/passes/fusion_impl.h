@@ -227,7 +227,9 @@ typedef struct Fz {
 	int nkern, cap_kern, log_first;
 	int nmade; /* decisions made, and those rekey_tail spared */
 	bool kern_started;
-	FzIndex fwd_ix; /* forwarded kernel -> its place in fwd */
+	FzIndex fwd_ix; /* forwarded kernel -> its place in fwd, made
+			   when first asked (fusion.c: fwd_index) */
+	bool fwd_indexed;
 	struct FzFwd {
 		const HloInstr *from, *to;
 	} *fwd;
