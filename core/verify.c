@@ -46,6 +46,9 @@ typedef struct V {
 	 * that passed in this run; open addressing, 0 empty */
 	uint64_t *seen;
 	int nseen, cap_seen;
+	/* the last of them check_listed met (a key is often the one
+	 * before it again: no probe) */
+	uint64_t seen_last;
 	/* check_comp's list of what to check (their signatures in vsig
 	 * until they fail), and of the computation's parameters and
 	 * callers */
@@ -1695,14 +1698,16 @@ static __attribute__((noinline)) void check_listed(V *v, int k, bool comp_ok)
 		uint64_t key = v->changed_only ? content_key(v, x) : 0;
 		/* known: the same checks passed already, and the key says
 		 * the operands are there (operands_present) */
-		if (key && seen_has(v, key))
+		if (key && (key == v->seen_last || seen_has(v, key))) {
+			v->seen_last = key;
 			continue;
+		}
 		int before = v->d->errors;
 		check_instr(v, x);
 		if (v->d->errors != before)
 			x->vsig = 0;
 		else if (key)
-			seen_add(v, key);
+			seen_add(v, v->seen_last = key);
 		stop = full(v);
 		/* inferred shapes and messages: not kept past their check */
 		if (v->tmp.used_total > ((size_t)1 << 20))
