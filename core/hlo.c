@@ -119,6 +119,11 @@ void hlo_module_free(HloModule *m)
 
 HloComp *hlo_comp_new(HloModule *m, const char *name)
 {
+	return hlo_comp_new_n(m, name, strlen(name));
+}
+
+HloComp *hlo_comp_new_n(HloModule *m, const char *name, size_t n)
+{
 	HloComp *c = arena_alloc(&m->arena, sizeof *c);
 	if (!c)
 		return NULL;
@@ -127,12 +132,14 @@ HloComp *hlo_comp_new(HloModule *m, const char *name)
 	if (!v)
 		return NULL;
 	m->comps = v;
-	c->name = arena_strdup(&m->arena, name);
+	/* (name's NUL copied with it) */
+	c->name = arena_dup(&m->arena, name, n + 1);
 	c->module = m;
-	namemap_init_in(&c->names, &m->arena);
+	/* namemap_init_in, on names zeroed with c */
+	c->names.arena = &m->arena;
 	/* one probe, which fails when the name is taken (what was
 	 * allocated stays unused in the arena) */
-	if (!c->name || namemap_add(&m->comp_names, c->name, c) != 1)
+	if (!c->name || namemap_addn(&m->comp_names, c->name, n, c) != 1)
 		return NULL;
 	m->comps[m->ncomps++] = c;
 	return c;
@@ -150,6 +157,7 @@ HloComp *hlo_module_find_comp(const HloModule *m, const char *name)
  * only a place to start (a name freed below it is not reused). */
 typedef struct NameHint {
 	unsigned h;
+	unsigned len; /* strlen(stem): compared before the bytes */
 	long next;
 	char stem[48];
 } NameHint;
@@ -179,10 +187,11 @@ static NameHint *name_hint(NameMap *map, const char *stem, size_t n)
 	unsigned h = namemap_hash(stem, n);
 	unsigned i = h % NAME_HINTS;
 	NameHint *t = &hs->t[i];
-	if (!(hs->live >> i & 1) || t->h != h || strncmp(t->stem, stem, n) ||
-	    t->stem[n]) {
+	if (!(hs->live >> i & 1) || t->h != h || t->len != n ||
+	    memcmp(t->stem, stem, n)) {
 		hs->live |= 1u << i;
 		t->h = h;
+		t->len = (unsigned)n;
 		memcpy(t->stem, stem, n);
 		t->stem[n] = 0;
 		t->next = 1;

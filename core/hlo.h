@@ -225,6 +225,8 @@ void hlo_module_free(HloModule *m);
  * itself (then all copied). NULL on out-of-memory. */
 HloModule *hlo_module_clone(const HloModule *m);
 HloComp *hlo_comp_new(HloModule *m, const char *name);
+/* hlo_comp_new with strlen(name) known (n): a name just written. */
+HloComp *hlo_comp_new_n(HloModule *m, const char *name, size_t n);
 HloComp *hlo_module_find_comp(const HloModule *m, const char *name);
 /* c's position in m->comps, -1 when it is not there. Constant time while
  * the list stays as it was; after a change one call indexes it again. */

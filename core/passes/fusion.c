@@ -1799,7 +1799,7 @@ static HloComp *new_fused_comp(Fz *z)
 		const char *t = fresh_next(z, buf, &m->comp_names, NULL,
 					   "fused_computation", &z->next_comp,
 					   &z->comp_direct, &len);
-		HloComp *fc = hlo_comp_new(m, t);
+		HloComp *fc = hlo_comp_new_n(m, t, len);
 		if (fc)
 			return room_for_fusions(m, fc) ? fc : NULL;
 		if (!namemap_getn(&m->comp_names, t, len))
