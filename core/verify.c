@@ -35,10 +35,17 @@ typedef struct V {
 	Arena tmp; /* inferred shapes and message text; reset now and then */
 	bool changed_only; /* verify_module_changed */
 	int checked;       /* instructions the checks ran on */
-	/* check_comp's list of callers (v->calls) is being made:
-	 * sig_calls puts them on it */
-	bool listing;
-	int ncalls;
+	/* check_comp's list of the calls its computation makes (v->calls:
+	 * what each instruction calls, in hlo_instr_called_at's order,
+	 * instruction by instruction) is being made: sig_calls puts them
+	 * on it. calls_lost: the list could not grow (check_comp then
+	 * asks the instructions) */
+	bool listing, calls_lost;
+	int ncalls, cap_calls;
+	struct Call {
+		const HloInstr *by;
+		const HloComp *c;
+	} *calls;
 	/* check_cycles' stacks, reused from one computation to the next */
 	HloInstr **stack;
 	int *next, cap;
@@ -50,10 +57,8 @@ typedef struct V {
 	 * before it again: no probe) */
 	uint64_t seen_last;
 	/* check_comp's list of what to check (their signatures in vsig
-	 * until they fail), and of the computation's parameters and
-	 * callers */
+	 * until they fail), and of the computation's parameters */
 	HloInstr **todo, **params;
-	const HloInstr **calls;
 	int cap_todo;
 	/* the first instruction seen calling each computation in this run,
 	 * open addressing on the computation's address (see note_callers) */
@@ -812,25 +817,39 @@ static bool calls_comps(const HloAttr *a)
 	return (unsigned)a->key < A_COUNT && comp_key[a->key];
 }
 
+/* by calls c: onto check_comp's list of calls. */
+static void add_call(V *v, const HloInstr *by, const HloComp *c)
+{
+	if (v->ncalls == v->cap_calls) {
+		int nc = v->cap_calls ? v->cap_calls * 2 : 64;
+		struct Call *t = realloc(v->calls, sizeof *t * (size_t)nc);
+		if (!t) {
+			v->calls_lost = true;
+			return;
+		}
+		v->calls = t;
+		v->cap_calls = nc;
+	}
+	v->calls[v->ncalls++] = (struct Call){by, c};
+}
+
 /* instr_sig's part for what ins calls (some attribute's key is one
  * whose value is computations): each called computation (comp_sig).
- * While check_comp lists its instructions (v->listing), ins goes on
- * its list of callers when it calls any. Apart: few instructions call
- * anything. */
+ * While check_comp lists its instructions (v->listing), each call goes
+ * on its list of calls (note_calls reads it instead of ins's
+ * attributes). Apart: few instructions call anything. */
 static __attribute__((noinline)) uint64_t
 sig_calls(V *v, const HloInstr *ins, uint64_t h)
 {
-	int n = 0;
 	for (int i = 0; i < ins->nattrs; i++) {
 		const HloAttr *a = &ins->attrs[i];
 		for (int k = 0; calls_comps(a) && k < a->u.comps.n; k++) {
 			const HloComp *c = a->u.comps.v[k];
 			h = c ? comp_sig(v, h, c) : mix(h, 1);
-			n++;
+			if (c && v->listing)
+				add_call(v, ins, c);
 		}
 	}
-	if (n && v->listing)
-		v->calls[v->ncalls++] = ins;
 	return h;
 }
 
@@ -1287,7 +1306,8 @@ static void *fresh_array(void *old, size_t e, int n)
  * is an error, reported once per computation. This for one computation
  * k that ins calls; false when the table is full (then the rest of ins's
  * calls go unchecked too). */
-static bool note_caller(V *v, const HloInstr *ins, const HloComp *k)
+static inline __attribute__((always_inline)) bool
+note_caller(V *v, const HloInstr *ins, const HloComp *k)
 {
 	unsigned mask = (unsigned)v->cap_callers - 1;
 	unsigned h = (unsigned)(((uintptr_t)k >> 4) * 0x9e3779b1u);
@@ -1383,6 +1403,24 @@ static void note_callers(V *v, const HloInstr *ins)
 			    !note_caller(v, ins, a->u.comps.v[j]))
 				return;
 	}
+}
+
+/* note_callers for each instruction of c, from the list of calls the
+ * signature walk made (the same calls in the same order), or from the
+ * instructions when the list is not whole. */
+static void note_calls(V *v, const HloComp *c)
+{
+	if (v->calls_lost) {
+		for (int i = 0; i < c->n; i++)
+			note_callers(v, c->instrs[i]);
+		return;
+	}
+	const struct Call *cs = v->calls;
+	for (int i = 0; i < v->ncalls && v->cap_callers; i++)
+		if (!note_caller(v, cs[i].by, cs[i].c)) /* the rest of by's
+							   calls go too */
+			while (i + 1 < v->ncalls && cs[i + 1].by == cs[i].by)
+				i++;
 }
 
 /* Iterative DFS over operands with three colours: unmarked (white),
@@ -1634,8 +1672,7 @@ static bool room(V *v, int n)
 		return true;
 	v->todo = fresh_array(v->todo, sizeof *v->todo, n);
 	v->params = fresh_array(v->params, sizeof *v->params, n);
-	v->calls = fresh_array(v->calls, sizeof *v->calls, n);
-	bool ok = v->todo && v->params && v->calls;
+	bool ok = v->todo && v->params;
 	v->cap_todo = ok ? n * 2 : 0;
 	return ok;
 }
@@ -1645,7 +1682,7 @@ static bool room(V *v, int n)
  * passed; each gets its signature in vsig (check_listed clears it again
  * if they fail). Each signature is taken once: the checks change
  * nothing it reads. The same walk lists the
- * parameters (*np) and the callers (v->calls, v->ncalls), gives each
+ * parameters (*np) and the calls (v->calls, v->ncalls), gives each
  * instruction the mark passed and answers in_order's question
  * (*ordered). The verifier's inner loop: apart from the checks, and
  * made twice (all, or not) so that the loop asks nothing else. */
@@ -1657,6 +1694,7 @@ list_in(V *v, HloComp *c, unsigned passed, bool *ordered, int *np,
 	int k = 0, nparams = 0;
 	bool ok = true;
 	v->ncalls = 0;
+	v->calls_lost = false;
 	v->listing = true;
 	for (int i = 0; i < c->n; i++) {
 		HloInstr *x = c->instrs[i];
@@ -1746,8 +1784,7 @@ static void check_comp(V *v, HloModule *m, HloComp *c)
 		abort();
 	}
 #endif
-	for (int i = 0; i < v->ncalls; i++)
-		note_callers(v, v->calls[i]);
+	note_calls(v, c);
 	v->checked += k;
 	int whole = v->d->errors;
 #if XR_ASAN
