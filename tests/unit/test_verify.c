@@ -792,6 +792,46 @@ static void verify_changed_copies(void **state)
  * caller too, and accepts the module again once it is gone. */
 #define NEG_K "K {\n  a = f32[8] parameter(0)\n  ROOT n = f32[8] negate(a)\n}\n\n"
 
+/* Parameter numbers are checked on every run, changed or not (no
+ * signature holds them): a number taken twice, out of range or
+ * negative in a fused computation is caught, the mended one passes.
+ * Also a fused computation called twice by one instruction (its calls
+ * in order). */
+static void verify_changed_param_numbers(void **st)
+{
+	(void)st;
+	HloModule *m = load_text(
+		"HloModule t\n"
+		"K {\n  a = f32[8] parameter(0)\n  b = f32[8] parameter(1)\n"
+		"  ROOT s = f32[8] add(a, b)\n}\n\n"
+		"ENTRY e {\n"
+		"  x = f32[8] parameter(0)\n"
+		"  ROOT f = f32[8] fusion(x, x), kind=kLoop, calls=K\n}\n");
+	int checked;
+	assert_true(changed_ok(m, &checked));
+	HloInstr *b = hlo_comp_find(hlo_module_find_comp(m, "K"), "b");
+	const int64_t wrong[] = {0, 2, -1, 64, (int64_t)1 << 40};
+	for (size_t i = 0; i < sizeof wrong / sizeof *wrong; i++) {
+		b->param_no = wrong[i];
+		assert_false(changed_ok(m, &checked));
+		assert_int_equal(checked, 0);
+		b->param_no = 1;
+		assert_true(changed_ok(m, &checked));
+	}
+	const char *twice = verify(
+		MOD(NEG_K "ENTRY e {\n"
+			  "  p = pred[] parameter(0)\n"
+			  "  x = f32[8] parameter(1)\n"
+			  "  f = f32[8] fusion(x), kind=kLoop, calls=K\n"
+			  "  ROOT c = f32[8] conditional(p, x, x), "
+			  "true_computation=K, false_computation=K\n}\n"));
+	assert_non_null(strstr(twice, "conditional 'c': calls computation "
+				      "'K', the body of fusion 'f'"));
+	assert_null(strstr(strstr(twice, "conditional 'c'") + 1,
+			   "conditional 'c'"));
+	hlo_module_free(m);
+}
+
 static void verify_fused_computation_owned(void **st)
 {
 	(void)st;
@@ -1085,6 +1125,7 @@ int main(void)
 		cmocka_unit_test(verify_calls_many_comps),
 		cmocka_unit_test(verify_changed_copies),
 		cmocka_unit_test(verify_fused_computation_owned),
+		cmocka_unit_test(verify_changed_param_numbers),
 		cmocka_unit_test(verify_changed_kinds_by_value),
 		cmocka_unit_test(verify_changed_strings_by_text),
 		cmocka_unit_test(verify_digest_follows_changes),
