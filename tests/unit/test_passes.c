@@ -791,6 +791,46 @@ static void test_clone_counted(void **state)
 	diag_free(&d);
 }
 
+/* pass_clone_counted counts a source that holds no other's arena on
+ * the source itself (what it remembers stays there for the next clone):
+ * counted again, and on a clone of a clone (copied whole, counted on
+ * the copy), the counts are the same; so are the fresh ones. */
+static void test_clone_counted_again(void **state)
+{
+	(void)state;
+	HloModule *m = load_text(nested_calls);
+	PassResult c1, c2, c3;
+	HloModule *k1 = pass_clone_counted(m, &c1);
+	HloModule *k2 = pass_clone_counted(m, &c2);
+	HloModule *k3 = k1 ? pass_clone_counted(k1, &c3) : NULL;
+	assert_non_null(k2);
+	assert_non_null(k3);
+	int kernels;
+	int64_t bytes = cost_bytes_moved_kernels(m, &kernels);
+	const PassResult *v[] = {&c1, &c2, &c3};
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(v[i]->instrs_after, hlo_module_instr_count(m));
+		assert_int_equal(v[i]->kernels_after, kernels);
+		assert_int_equal(v[i]->kernels_before, kernels);
+		assert_true(v[i]->bytes_after == bytes);
+		assert_true(v[i]->bytes_before == bytes);
+	}
+	/* each clone's names name its own instructions */
+	HloModule *k[] = {k1, k2, k3};
+	for (int i = 0; i < 3; i++)
+		for (int ci = 0; ci < k[i]->ncomps; ci++) {
+			HloComp *cc = k[i]->comps[ci];
+			for (int j = 0; j < cc->n; j++)
+				assert_ptr_equal(namemap_get(&cc->names,
+							     cc->instrs[j]->name),
+						 cc->instrs[j]);
+		}
+	hlo_module_free(k3);
+	hlo_module_free(k2);
+	hlo_module_free(k1);
+	hlo_module_free(m);
+}
+
 static void test_default_pipeline(void **state)
 {
 	(void)state;
@@ -1133,6 +1173,7 @@ int main(void)
 		cmocka_unit_test(test_constant_folding_keeps),
 		cmocka_unit_test(test_prev_counts),
 		cmocka_unit_test(test_clone_counted),
+		cmocka_unit_test(test_clone_counted_again),
 		cmocka_unit_test(test_default_pipeline),
 		cmocka_unit_test(test_corpus_pipeline),
 	};
