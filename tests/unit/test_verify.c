@@ -792,11 +792,10 @@ static void verify_changed_copies(void **state)
  * caller too, and accepts the module again once it is gone. */
 #define NEG_K "K {\n  a = f32[8] parameter(0)\n  ROOT n = f32[8] negate(a)\n}\n\n"
 
-/* Parameter numbers are checked on every run, changed or not (no
- * signature holds them): a number taken twice, out of range or
- * negative in a fused computation is caught, the mended one passes.
- * Also a fused computation called twice by one instruction (its calls
- * in order). */
+/* Parameter numbers are checked on every incremental run: a number
+ * taken twice, out of range (64 and past too) or negative in a fused
+ * computation is caught, the mended one passes. Also a fused
+ * computation called twice by one instruction (its calls in order). */
 static void verify_changed_param_numbers(void **st)
 {
 	(void)st;
@@ -814,7 +813,6 @@ static void verify_changed_param_numbers(void **st)
 	for (size_t i = 0; i < sizeof wrong / sizeof *wrong; i++) {
 		b->param_no = wrong[i];
 		assert_false(changed_ok(m, &checked));
-		assert_int_equal(checked, 0);
 		b->param_no = 1;
 		assert_true(changed_ok(m, &checked));
 	}
