@@ -1383,9 +1383,13 @@ static const struct ProducerSeen *producer(GroupCache *gc, const HloInstr *p,
 
 /* Decides producer p (c's operand at index at, and at none before) into
  * consumer k->c. Without gcache (fusion_judge) nothing is kept: no walk
- * of k->c's operands (see pair_bytes_once). */
-static bool decide(GroupCache *gcache, const HloInstr *p, Consumer *k, int at,
-		   bool off, Verdict *v)
+ * of k->c's operands (see pair_bytes_once). Inline always: called for
+ * every decision, and left to itself the compiler kept it out of line
+ * or not as the pass around it grew (a call, with its saves of the
+ * caller's registers, per decision). */
+static inline __attribute__((always_inline)) bool
+decide(GroupCache *gcache, const HloInstr *p, Consumer *k, int at,
+       bool off, Verdict *v)
 {
 	fz_verdict_clear(v);
 	const HloInstr *c = k->c;
