@@ -135,8 +135,7 @@ HloComp *hlo_comp_new_n(HloModule *m, const char *name, size_t n)
 	/* (name's NUL copied with it) */
 	c->name = arena_dup(&m->arena, name, n + 1);
 	c->module = m;
-	/* namemap_init_in, on names zeroed with c */
-	c->names.arena = &m->arena;
+	namemap_init_in(&c->names, &m->arena);
 	/* one probe, which fails when the name is taken (what was
 	 * allocated stays unused in the arena) */
 	if (!c->name || namemap_addn(&m->comp_names, c->name, n, c) != 1)
