@@ -57,8 +57,10 @@ typedef struct V {
 	 * before it again: no probe) */
 	uint64_t seen_last;
 	/* check_comp's list of what to check (their signatures in vsig
-	 * until they fail), and of the computation's parameters */
+	 * until they fail), their content keys (verify_module_changed),
+	 * and the computation's parameters */
 	HloInstr **todo, **params;
+	uint64_t *keys;
 	int cap_todo;
 	/* the first instruction seen calling each computation in this run,
 	 * open addressing on the computation's address (see note_callers) */
@@ -1672,7 +1674,8 @@ static bool room(V *v, int n)
 		return true;
 	v->todo = fresh_array(v->todo, sizeof *v->todo, n);
 	v->params = fresh_array(v->params, sizeof *v->params, n);
-	bool ok = v->todo && v->params;
+	v->keys = fresh_array(v->keys, sizeof *v->keys, n);
+	bool ok = v->todo && v->params && v->keys;
 	v->cap_todo = ok ? n * 2 : 0;
 	return ok;
 }
@@ -1681,7 +1684,11 @@ static bool room(V *v, int n)
  * c's instructions: all, or those whose signature moved since they last
  * passed; each gets its signature in vsig (check_listed clears it again
  * if they fail). Each signature is taken once: the checks change
- * nothing it reads. The same walk lists the
+ * nothing it reads. A changed one's content key (v->keys) is taken
+ * here too, while the instruction, its operands and what it calls are
+ * in the cache from its signature (check_listed would read them all
+ * again from memory, computations later: most are not checked, their
+ * keys known). The same walk lists the
  * parameters (*np) and the calls (v->calls, v->ncalls), gives each
  * instruction the mark passed and answers in_order's question
  * (*ordered). The verifier's inner loop: apart from the checks, and
@@ -1703,6 +1710,8 @@ list_in(V *v, HloComp *c, unsigned passed, bool *ordered, int *np,
 		if (x->op == HLO_PARAMETER)
 			params[nparams++] = x;
 		if (all || x->vsig != s) {
+			if (!all)
+				v->keys[k] = content_key(v, x);
 			todo[k++] = x;
 			x->vsig = s;
 		}
@@ -1733,7 +1742,15 @@ static __attribute__((noinline)) void check_listed(V *v, int k, bool comp_ok)
 	int i = 0;
 	for (bool stop = full(v); i < k && !stop; i++) {
 		HloInstr *x = todo[i];
-		uint64_t key = v->changed_only ? content_key(v, x) : 0;
+		uint64_t key = v->changed_only ? v->keys[i] : 0;
+#if XR_ASAN
+		if (key != (v->changed_only ? content_key(v, x) : 0)) {
+			fprintf(stderr, "verify: the content key of '%s' "
+					"moved after list_changed took it\n",
+				x->name);
+			abort();
+		}
+#endif
 		/* known: the same checks passed already, and the key says
 		 * the operands are there (operands_present) */
 		if (key && (key == v->seen_last || seen_has(v, key))) {
@@ -1844,6 +1861,7 @@ static bool verify(HloModule *m, Diag *d, const SrcFile *f, bool changed_only,
 	free(v.next);
 	free(v.seen);
 	free(v.todo);
+	free(v.keys);
 	free(v.params);
 	free(v.calls);
 	free(v.callers);
