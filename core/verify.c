@@ -82,6 +82,13 @@ typedef struct V {
 } V;
 
 _Static_assert(_Alignof(HloInstr) >= 2, "a caller's low bit is free");
+/* The signature walk (instr_sig, list_in) reads an instruction's first
+ * 64 bytes and nothing after them (hlo.h) */
+_Static_assert(offsetof(HloInstr, attrs) + sizeof(HloAttr *) <= 64 &&
+		       offsetof(HloInstr, vsig) < 64 &&
+		       offsetof(HloInstr, id) < 64 &&
+		       offsetof(HloInstr, mark) < 64,
+	       "what the signature walk reads is in the first 64 bytes");
 
 static bool full(const V *v) { return v->d->errors - v->start >= MAX_ERRORS; }
 
@@ -1101,9 +1108,12 @@ static uint64_t mix_attr_values(V *v, uint64_t h, const HloInstr *ins)
  * its operands are (operands_present checks that): opcode, shape, typed
  * attributes and each operand's shape, by content; called computations
  * by address (they do not change while the verifier runs), a fusion's
- * by what its checks read of it (mix_fused). 0 when ins reads more (a
- * literal) or is malformed. A copy of an instruction that passed, over
- * operands of the same shapes, passes: the incremental verifier checks a
+ * by what its checks read of it (mix_fused); not async_wrapped, which no
+ * check reads. 0 for a constant (one with a literal: only constants
+ * have one; asked by opcode, which lies in what the signature walk has
+ * just read, the literal does not) or a malformed one. A copy of an
+ * instruction that passed, over operands of the same shapes, passes:
+ * the incremental verifier checks a
  * pass's new and changed instructions once per kind (a fusion pass
  * copies the same few ops into thousands of fused computations, and
  * makes thousands of fusions that differ only in which of those they
@@ -1112,11 +1122,10 @@ static uint64_t mix_attr_values(V *v, uint64_t h, const HloInstr *ins)
  * nonzero key says operands_present would pass as well. */
 static uint64_t content_key(V *v, const HloInstr *ins)
 {
-	if (ins->literal || !ins->shape || ins->op <= HLO_INVALID ||
+	if (ins->op == HLO_CONSTANT || !ins->shape || ins->op <= HLO_INVALID ||
 	    ins->op >= HLO_OPCODE_COUNT)
 		return 0;
-	uint64_t h = mix((uint64_t)(uint32_t)ins->op << 32 |
-				 (uint32_t)ins->async_wrapped,
+	uint64_t h = mix((uint64_t)(uint32_t)ins->op << 32,
 			 (uint64_t)(uint32_t)ins->nops);
 	h = mix(h, shash(ins->shape));
 	h = mix_attr_values(v, h, ins);
