@@ -18,6 +18,9 @@ typedef struct {
 	/* The copy holds the source's arena (arena_hold): its immutable
 	 * data (shapes, names, attribute values) is shared, not copied. */
 	bool share;
+	HloCloneEach *each; /* see hlo_module_clone_each */
+	void *each_ctx;
+	bool each_done; /* each has seen the entry */
 } CloneCtx;
 
 /* The copy of c: the copies are made in the source's order, so one
@@ -143,9 +146,13 @@ static bool clone_instrs(CloneCtx *cx, HloComp *dc, const HloComp *sc)
 	HloAttr *attrs = nattrs ? arena_raw(a, sizeof *attrs * nattrs) : NULL;
 	if (!block || (!cx->share && !names) || (nattrs && !attrs))
 		return false;
+	HloCloneEach *each = sc == cx->src->entry ? cx->each : NULL;
+	cx->each_done |= each != NULL;
 	for (int i = 0; i < sc->n; i++) {
 		const HloInstr *s = sc->instrs[i];
 		HloInstr *d = &block[i];
+		if (each) /* before the copy: what it remembers is copied */
+			each(cx->each_ctx, (HloInstr *)s);
 		/* The source's fields, less what ties it to its graph
 		 * (operands, users and parent: wire; attributes, literal:
 		 * below) and what a walk or a hint left there. What the
@@ -353,7 +360,13 @@ static bool clone_comp_body(CloneCtx *cx, const HloComp *sc)
 
 HloModule *hlo_module_clone(const HloModule *m)
 {
-	CloneCtx cx = {0};
+	return hlo_module_clone_each(m, NULL, NULL);
+}
+
+HloModule *hlo_module_clone_each(const HloModule *m, HloCloneEach *each,
+				 void *ctx)
+{
+	CloneCtx cx = {.each = each, .each_ctx = ctx};
 	cx.src = m;
 	cx.dst = hlo_module_new(m->name);
 	cx.imap = calloc((size_t)m->next_id + 1, sizeof *cx.imap);
@@ -382,6 +395,11 @@ HloModule *hlo_module_clone(const HloModule *m)
 	if (!copy_header(&cx))
 		goto fail;
 	hlo_module_set_entry(cx.dst, map_comp(&cx, m->entry));
+	/* an entry that is not one of m's computations was not copied
+	 * (nor seen) in the walk above */
+	for (int i = 0; each && !cx.each_done && m->entry && i < m->entry->n;
+	     i++)
+		each(ctx, m->entry->instrs[i]);
 	free(cx.imap);
 	free(cx.lens);
 	return cx.dst;

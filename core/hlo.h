@@ -232,6 +232,14 @@ void hlo_module_free(HloModule *m);
  * in place; either may be freed first), unless m holds another arena
  * itself (then all copied). NULL on out-of-memory. */
 HloModule *hlo_module_clone(const HloModule *m);
+/* hlo_module_clone, calling each(ctx, x) for every instruction x of m's
+ * entry computation, in order, just before x is copied: a walk over the
+ * entry that rides on the copy's, reading x while the copy has it in
+ * cache (the cost model's byte count). each may change what x
+ * remembers for itself (a memo); the copy takes it. */
+typedef void HloCloneEach(void *ctx, HloInstr *x);
+HloModule *hlo_module_clone_each(const HloModule *m, HloCloneEach *each,
+				 void *ctx);
 HloComp *hlo_comp_new(HloModule *m, const char *name);
 /* hlo_comp_new with strlen(name) known (n): a name just written. */
 HloComp *hlo_comp_new_n(HloModule *m, const char *name, size_t n);

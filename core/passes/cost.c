@@ -1030,9 +1030,9 @@ static __attribute__((noinline)) int64_t other_bytes(Memo *mo,
 	return shape_bytes_add(c.bytes_read, c.bytes_written);
 }
 
-/* module_bytes' walk over the entry's instructions xs (n of them);
- * *nk gets the kernels. verified is a constant where this is inlined:
- * a walk each way, the test out of the loop.
+/* One kernel of module_bytes' walk: ins's bytes (0 for no kernel),
+ * *nk counting the kernels. verified is a constant where this is
+ * inlined: a walk each way, the test out of the loop.
  *
  * Bytes kernel by kernel are the sum of kernel_cost's two (every byte
  * figure is >= 0 and saturates, so the total comes out the same in any
@@ -1040,7 +1040,39 @@ static __attribute__((noinline)) int64_t other_bytes(Memo *mo,
  * result whole (BK_PLAIN): worked out here without kernel_cost's
  * dispatch, and kept in the same memo as kernel_cost's, but whole (read
  * and written: a BK_PLAIN opcode's memo is only ever written here, and
- * vsig covers the opcode). The sum is kept unsigned and clamped at
+ * vsig covers the opcode). Each figure is in [0, INT64_MAX]. */
+static inline __attribute__((always_inline)) uint64_t
+walk_one(Memo *mo, HloInstr *ins, bool verified, int *nk)
+{
+	const uint64_t max = INT64_MAX;
+	unsigned k = mo->kinds[ins->op];
+	uint64_t b;
+	if (k != WK_PLAIN) {
+		if (k == WK_SKIP)
+			return 0;
+		++*nk;
+		if (k == WK_EMPTY)
+			return 0;
+		return (uint64_t)other_bytes(mo, ins, k);
+	}
+	++*nk;
+	if (verified && ins->cost_sig == ins->vsig && ins->vsig)
+		return (uint64_t)ins->cost_read;
+	b = nbytes(ins->shape);
+	for (int j = 0; j < ins->nops; j++) {
+		b += nbytes(ins->ops[j]->shape);
+		b = b > max ? max : b;
+	}
+	if (verified && ins->vsig) {
+		/* the memo only: what the module computes is unchanged */
+		ins->cost_sig = ins->vsig;
+		ins->cost_read = (int64_t)b;
+	}
+	return b;
+}
+
+/* module_bytes' walk over the entry's instructions xs (n of them);
+ * *nk gets the kernels. The sum is kept unsigned and clamped at
  * INT64_MAX after each kernel, as shape_bytes_add does: both terms are
  * in [0, INT64_MAX], so it cannot wrap. */
 static inline __attribute__((always_inline)) int64_t
@@ -1050,33 +1082,7 @@ walk_bytes(Memo *mo, HloInstr *const *xs, int n, bool verified, int *nk)
 	uint64_t sum = 0;
 	int kernels = 0;
 	for (int i = 0; i < n; i++) {
-		HloInstr *ins = xs[i];
-		unsigned k = mo->kinds[ins->op];
-		uint64_t b;
-		if (k != WK_PLAIN) {
-			if (k == WK_SKIP)
-				continue;
-			kernels++;
-			if (k == WK_EMPTY)
-				continue;
-			b = (uint64_t)other_bytes(mo, ins, k);
-		} else if (kernels++, verified && ins->cost_sig == ins->vsig &&
-					      ins->vsig) {
-			b = (uint64_t)ins->cost_read;
-		} else {
-			b = nbytes(ins->shape);
-			for (int j = 0; j < ins->nops; j++) {
-				b += nbytes(ins->ops[j]->shape);
-				b = b > max ? max : b;
-			}
-			if (verified && ins->vsig) {
-				/* the memo only: what the module computes
-				 * is unchanged */
-				ins->cost_sig = ins->vsig;
-				ins->cost_read = (int64_t)b;
-			}
-		}
-		sum += b;
+		sum += walk_one(mo, xs[i], verified, &kernels);
 		sum = sum > max ? max : sum;
 	}
 	*nk = kernels;
@@ -1103,6 +1109,32 @@ static int64_t module_bytes(const HloModule *m, bool verified, int *kernels)
 	if (kernels)
 		*kernels = nk;
 	return sum;
+}
+
+/* cost_bytes_moved_verified_kernels's walk, one instruction at a time
+ * (cost_walk_new). */
+struct CostWalk {
+	Memo mo;
+	uint64_t sum;
+	int kernels;
+};
+
+CostWalk *cost_walk_new(void)
+{
+	CostWalk *w = calloc(1, sizeof *w);
+	if (!w)
+		return NULL;
+	w->mo = (Memo){.bytes_only = true, .verified = true};
+	fill_kinds(w->mo.kinds);
+	return w;
+}
+
+void cost_walk_instr(void *walk, HloInstr *ins)
+{
+	CostWalk *w = walk;
+	const uint64_t max = INT64_MAX;
+	w->sum += walk_one(&w->mo, ins, true, &w->kernels);
+	w->sum = w->sum > max ? max : w->sum;
 }
 
 /* --- public ------------------------------------------------------------ */
@@ -1156,9 +1188,11 @@ int64_t cost_bytes_moved_verified(HloModule *m)
 	return cost_bytes_moved_verified_kernels(m, NULL);
 }
 
-int64_t cost_bytes_moved_verified_kernels(HloModule *m, int *kernels)
+/* Sanitizer builds: b and kernels (may be NULL) as a verified walk
+ * over m left them, worked out again afresh; stops at once on a
+ * difference. */
+static void check_verified(HloModule *m, int64_t b, const int *kernels)
 {
-	int64_t b = module_bytes(m, true, kernels);
 #if XR_ASAN
 	/* afresh, and through kernel_cost for every kernel: module_bytes's
 	 * short cuts must agree with the model they shorten */
@@ -1176,7 +1210,26 @@ int64_t cost_bytes_moved_verified_kernels(HloModule *m, int *kernels)
 			*kernels, hlo_module_kernels(m));
 		abort();
 	}
+#else
+	(void)m, (void)b, (void)kernels;
 #endif
+}
+
+int64_t cost_bytes_moved_verified_kernels(HloModule *m, int *kernels)
+{
+	int64_t b = module_bytes(m, true, kernels);
+	check_verified(m, b, kernels);
+	return b;
+}
+
+int64_t cost_walk_end(CostWalk *w, HloModule *m, int *kernels)
+{
+	int64_t b = (int64_t)w->sum;
+	if (kernels)
+		*kernels = w->kernels;
+	memo_free(&w->mo);
+	free(w);
+	check_verified(m, b, kernels);
 	return b;
 }
 

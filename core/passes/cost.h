@@ -57,6 +57,16 @@ int64_t cost_bytes_moved_verified(HloModule *m);
  * (sanitizer builds check the verified one's count against it). */
 int64_t cost_bytes_moved_kernels(const HloModule *m, int *kernels);
 int64_t cost_bytes_moved_verified_kernels(HloModule *m, int *kernels);
+/* cost_bytes_moved_verified_kernels one instruction at a time, for a
+ * walk that visits the entry's instructions anyway (a clone:
+ * hlo_module_clone_each): cost_walk_new (NULL: out of memory), then
+ * cost_walk_instr for each instruction of the entry of m, in order,
+ * then cost_walk_end, which gives the bytes, sets *kernels (may be
+ * NULL) and frees the walk. */
+typedef struct CostWalk CostWalk;
+CostWalk *cost_walk_new(void);
+void cost_walk_instr(void *walk, HloInstr *ins);
+int64_t cost_walk_end(CostWalk *w, HloModule *m, int *kernels);
 /* Roofline time in seconds of c on machine mc: max(bytes / bandwidth,
  * flops / compute). *memory_bound (may be NULL) says which term won. */
 double cost_roofline_s(const Cost *c, const CostMachine *mc,

@@ -495,13 +495,17 @@ static uint64_t module_outline(const HloModule *m)
 	return h;
 }
 
-HloModule *pass_clone(const HloModule *m)
+/* hlo_module_clone_each, the copy taking m's signatures. */
+static HloModule *clone_each(const HloModule *m, HloCloneEach *each,
+			     void *ctx)
 {
-	HloModule *c = hlo_module_clone(m);
+	HloModule *c = hlo_module_clone_each(m, each, ctx);
 	if (c)
 		verify_inherit(c, m);
 	return c;
 }
+
+HloModule *pass_clone(const HloModule *m) { return clone_each(m, NULL, NULL); }
 
 HloModule *pass_clone_counted(const HloModule *m, PassResult *r)
 {
@@ -509,19 +513,21 @@ HloModule *pass_clone_counted(const HloModule *m, PassResult *r)
 	/* A source that holds no other's arena is shared by its clone,
 	 * which takes each vsig (and what the cost model remembers by it:
 	 * cost_sig, cost_read) as it is: both count the same, as m's
-	 * signatures stand. Counted on m, before the clone copies it, what
-	 * the walk remembers stays on m (a memo only: not what m
-	 * computes), so the next clone of m (a pipeline run again from the
-	 * same module: replay, the bench) finds every kernel's bytes. A
-	 * source that holds one is copied whole (verify_inherit gives the
-	 * signatures): counted on the clone, as before. */
+	 * signatures stand. Counted on m as the clone copies it (each
+	 * instruction of the entry just before its copy, while it is in
+	 * cache: one walk over m, not two), what the walk remembers stays
+	 * on m (a memo only: not what m computes) and goes to the copy, so
+	 * the next clone of m (a pipeline run again from the same module:
+	 * replay, the bench) finds every kernel's bytes. A source that
+	 * holds one is copied whole (verify_inherit gives the signatures):
+	 * counted on the clone, as before. */
 	bool on_m = !arena_holds(&m->arena);
+	CostWalk *w = on_m ? cost_walk_new() : NULL;
+	if (on_m && !w)
+		return NULL;
+	HloModule *c = clone_each(m, w ? cost_walk_instr : NULL, w);
 	int kernels = 0;
-	int64_t bytes =
-		on_m ? cost_bytes_moved_verified_kernels((HloModule *)m,
-							 &kernels)
-		     : 0;
-	HloModule *c = pass_clone(m);
+	int64_t bytes = w ? cost_walk_end(w, (HloModule *)m, &kernels) : 0;
 	if (!c)
 		return NULL;
 	/* The signatures verify_inherit gave are current (nothing has
