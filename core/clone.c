@@ -4,16 +4,28 @@
  * its immutable data (shapes, names, attribute values) is shared with
  * the source, whose arena the copy's holds (arena_hold), unless the
  * source holds one itself: then everything is copied. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hlo.h"
 
+/* By old id: the copy of an instruction and, while the copy is being
+ * made, how many of its users lead its user list already resolved
+ * (where link looks for the next: claim). */
+typedef struct {
+	HloInstr *to;
+	int next;
+} Mapped;
+
 typedef struct {
 	HloModule *dst;
-	HloInstr **imap; /* old id -> new instruction */
+	Mapped *imap; /* old id -> new instruction */
 	size_t *lens;    /* clone_instrs's scratch: name lengths by position */
-	size_t nlists;   /* room wire needs: clone_instrs counts it */
+	/* link's state: the user slots copied and those resolved so far;
+	 * whether some operand came before its copy (a forward reference) */
+	size_t nslots, nresolved;
+	bool forward;
 	const HloModule *src;
 	/* The copy holds the source's arena (arena_hold): its immutable
 	 * data (shapes, names, attribute values) is shared, not copied. */
@@ -125,26 +137,107 @@ static void clone_attr(CloneCtx *cx, HloAttr *d, const HloAttr *s)
 	}
 }
 
+/* Gives the copy t->to of an operand of the source's s its user d, the copy of s, in the slot where its user list (copied from
+ * the source's) still holds s: users in the source order, so that walks
+ * visit them in the same order on the copy. Users come in that order
+ * mostly (a user list grows as users are made), so the slot is looked
+ * for from the first unresolved one on, and not far: one not found
+ * (a long list in another order) is left to rewire. */
+static inline void claim(CloneCtx *cx, Mapped *t, const HloInstr *s,
+			 HloInstr *d)
+{
+	HloInstr **u = t->to->users;
+	int n = t->to->nusers, at = t->next;
+	if (at < n && u[at] == s) { /* the usual case */
+		u[at] = d;
+		t->next = at + 1;
+		cx->nresolved++;
+		return;
+	}
+	for (int k = 1; k < n && k < 64; k++) {
+		int j = at + k < n ? at + k : at + k - n;
+		if (u[j] == s) {
+			u[j] = d;
+			cx->nresolved++;
+			return;
+		}
+	}
+}
+
+/* d's operand and user lists, the copy of s's, at v (room for both and
+ * a spare user slot: a value that gains one user, a pass's new
+ * instruction reading it before the old reader goes, needs no
+ * arena_grow). An operand made before s (the usual order) is mapped at
+ * once, and d takes its place in that operand's user list (claim); the
+ * user list holds s's users, the source's, until each is copied in turn
+ * and claims its slot. A forward reference (legal in the text), or a
+ * user list not resolved whole, is wired again once every instruction
+ * exists (rewire). */
+static void link(CloneCtx *cx, HloInstr *d, const HloInstr *s,
+		 HloInstr **v)
+{
+	Mapped *imap = cx->imap;
+	if (s->nops) {
+		d->ops = v;
+		d->nops = s->nops;
+	}
+	for (int j = 0; j < s->nops; j++) {
+		const HloInstr *o = s->ops[j];
+		Mapped *t = o ? &imap[o->id] : NULL;
+		if (!t || !(v[j] = t->to)) {
+			v[j] = NULL;
+			cx->forward |= t != NULL;
+			continue;
+		}
+		/* a user list names each user once */
+		bool again = false;
+		for (int k = 0; k < j && !again; k++)
+			again = s->ops[k] == o;
+		if (!again)
+			claim(cx, t, s, d);
+	}
+	v += s->nops;
+	d->users = v;
+	d->nusers = s->nusers;
+	d->cap_users = s->nusers + 1;
+	for (int j = 0; j < s->nusers; j++)
+		v[j] = s->users[j];
+	cx->nslots += (size_t)s->nusers;
+}
+
+/* dc's operand and user lists, from sc's through the map, in the lists
+ * link made: for what link could not resolve. */
+static void rewire(CloneCtx *cx, HloComp *dc, const HloComp *sc)
+{
+	const Mapped *imap = cx->imap;
+	for (int i = 0; i < sc->n; i++) {
+		const HloInstr *s = sc->instrs[i];
+		HloInstr *d = dc->instrs[i];
+		for (int j = 0; j < s->nops; j++)
+			d->ops[j] = s->ops[j] ? imap[s->ops[j]->id].to : NULL;
+		for (int j = 0; j < s->nusers; j++)
+			d->users[j] = imap[s->users[j]->id].to;
+	}
+}
+
 /* The instructions of sc, copied into dc in one block, their names in
  * another (names are never changed in place: a rename gives an
- * instruction a new string) and, when shared, their attribute arrays in
- * a third, so that a computation costs a few allocations instead of
- * several per instruction (an array that grows moves to a new one:
- * arena_grow). Not hlo_instr_new: the names are known to be unique,
- * and the name table is copied whole afterwards (copy_names). Operands
- * and users come later (wire). */
+ * instruction a new string), in one walk over sc: each instruction's
+ * attribute array and operand and user lists (link) are made as it is
+ * copied, one after another from the arena, so that the copy is
+ * written in two streams (the block, the rest) and the source read
+ * once (an array that grows moves to a new one: arena_grow). Not
+ * hlo_instr_new: the names are known to be unique, and the name table
+ * is copied whole afterwards (copy_names). */
 static bool clone_instrs(CloneCtx *cx, HloComp *dc, const HloComp *sc)
 {
 	Arena *a = &cx->dst->arena;
-	size_t total = 0, nattrs = 0, *lens = cx->lens;
+	size_t total = 0, *lens = cx->lens;
 	for (int i = 0; !cx->share && i < sc->n; i++)
 		total += lens[i] = strlen(sc->instrs[i]->name) + 1;
-	for (int i = 0; cx->share && i < sc->n; i++)
-		nattrs += (size_t)sc->instrs[i]->nattrs;
 	HloInstr *block = arena_raw(a, sizeof *block * (size_t)sc->n);
 	char *names = cx->share ? NULL : arena_raw(a, total);
-	HloAttr *attrs = nattrs ? arena_raw(a, sizeof *attrs * nattrs) : NULL;
-	if (!block || (!cx->share && !names) || (nattrs && !attrs))
+	if (!block || (!cx->share && !names))
 		return false;
 	HloCloneEach *each = sc == cx->src->entry ? cx->each : NULL;
 	cx->each_done |= each != NULL;
@@ -154,7 +247,7 @@ static bool clone_instrs(CloneCtx *cx, HloComp *dc, const HloComp *sc)
 		if (each) /* before the copy: what it remembers is copied */
 			each(cx->each_ctx, (HloInstr *)s);
 		/* The source's fields, less what ties it to its graph
-		 * (operands, users and parent: wire; attributes, literal:
+		 * (parent; attributes, literal, operands and users:
 		 * below) and what a walk or a hint left there. What the
 		 * verifier's signature reads of s is shared when the clone
 		 * shares shapes and attribute values (verify.c's
@@ -167,11 +260,7 @@ static bool clone_instrs(CloneCtx *cx, HloComp *dc, const HloComp *sc)
 		d->ops = NULL;
 		d->nops = 0;
 		d->parent = dc;
-		d->users = NULL;
-		d->nusers = d->cap_users = 0;
 		d->mark = 0;
-		d->nattrs = d->cap_attrs = 0;
-		d->attrs = NULL;
 		d->literal = NULL;
 		d->vsig = cx->share ? s->vsig : 0;
 		d->user_hint = 0;
@@ -184,58 +273,56 @@ static bool clone_instrs(CloneCtx *cx, HloComp *dc, const HloComp *sc)
 		}
 		if (s->literal && !(d->literal = literal_clone(a, s->literal)))
 			return false;
-		if (s->nattrs && cx->share) {
-			d->attrs = attrs;
-			attrs += s->nattrs;
-			if (!share_attrs(cx, d->attrs, s->attrs, s->nattrs))
+		/* its attributes, then its operand and user lists (each
+		 * user list with a slot to spare: see link), in one piece */
+		size_t na = (size_t)s->nattrs;
+		size_t nl = (size_t)s->nops + (size_t)s->nusers + 1;
+		HloAttr *at = arena_raw(a, sizeof *at * na +
+						   sizeof(HloInstr *) * nl);
+		if (!at)
+			return false;
+		d->attrs = na ? at : NULL;
+		d->nattrs = d->cap_attrs = s->nattrs;
+		if (na && cx->share) {
+			if (!share_attrs(cx, at, s->attrs, s->nattrs))
 				return false;
-			d->nattrs = d->cap_attrs = s->nattrs;
-		} else if (s->nattrs) {
-			d->attrs = arena_raw(a, sizeof *d->attrs *
-							(size_t)s->nattrs);
-			if (!d->attrs)
-				return false;
-			d->nattrs = d->cap_attrs = s->nattrs;
+		} else {
 			for (int k = 0; k < s->nattrs; k++)
-				clone_attr(cx, &d->attrs[k], &s->attrs[k]);
+				clone_attr(cx, &at[k], &s->attrs[k]);
 		}
+		link(cx, d, s, (HloInstr **)(at + na));
 		dc->instrs[i] = d;
-		cx->imap[s->id] = d;
-		/* each user list with a slot to spare (see wire) */
-		cx->nlists += (size_t)s->nops + (size_t)s->nusers + 1;
+		cx->imap[s->id].to = d;
 	}
 	dc->n = sc->n;
 	return true;
 }
 
-/* Operands and users are wired after every instruction exists, so
- * forward references (legal in the text) survive the copy; users in the
- * source order, so that walks visit them in the same order on the copy.
- * All the lists share one block, v on (a list that grows moves to a new
- * one: arena_grow); each user list has a slot to spare: a value that
- * gains one user (a pass's new instruction reading it, before the old
- * reader goes) needs no arena_grow. Returns where the next lists go. */
-static HloInstr **wire(CloneCtx *cx, HloComp *dc, const HloComp *sc,
-		       HloInstr **v)
+/* Sanitizer builds: the lists link made, checked against the map
+ * (rewire's), stopping at once on a difference. */
+static void check_links(const CloneCtx *cx, const HloComp *dc,
+			const HloComp *sc)
 {
-	HloInstr *const *imap = cx->imap;
+#if XR_ASAN
+	const Mapped *imap = cx->imap;
 	for (int i = 0; i < sc->n; i++) {
-		const HloInstr *s = sc->instrs[i];
-		HloInstr *d = dc->instrs[i];
-		if (s->nops) {
-			d->ops = v;
-			d->nops = s->nops;
-			for (int j = 0; j < s->nops; j++)
-				*v++ = s->ops[j] ? imap[s->ops[j]->id] : NULL;
+		const HloInstr *s = sc->instrs[i], *d = dc->instrs[i];
+		bool same = d->nops == s->nops && d->nusers == s->nusers;
+		for (int j = 0; same && j < s->nops; j++)
+			same = d->ops[j] ==
+			       (s->ops[j] ? imap[s->ops[j]->id].to : NULL);
+		for (int j = 0; same && j < s->nusers; j++)
+			same = d->users[j] == imap[s->users[j]->id].to;
+		if (!same) {
+			fprintf(stderr, "hlo_module_clone: the copy of %s is "
+					"not wired as its source\n",
+				s->name);
+			abort();
 		}
-		d->users = v;
-		d->nusers = s->nusers;
-		d->cap_users = s->nusers + 1;
-		for (int j = 0; j < s->nusers; j++)
-			*v++ = imap[s->users[j]->id];
-		v++;
 	}
-	return v;
+#else
+	(void)cx, (void)dc, (void)sc;
+#endif
 }
 
 static bool copy_header(CloneCtx *cx)
@@ -276,7 +363,7 @@ static inline HloInstr *named_copy(const CloneCtx *cx, const HloComp *dc,
 				   const char *key, const HloInstr *o)
 {
 	HloInstr *d = (unsigned)o->id <= (unsigned)cx->src->next_id
-			      ? cx->imap[o->id]
+			      ? cx->imap[o->id].to
 			      : NULL;
 	/* the table's keys are its instructions' own name strings: the
 	 * text is compared only when another string is the key */
@@ -349,7 +436,7 @@ static bool clone_comp_body(CloneCtx *cx, const HloComp *sc)
 		return false;
 	if (!copy_names(cx, dc, sc))
 		return false;
-	dc->root = sc->root ? cx->imap[sc->root->id] : NULL;
+	dc->root = sc->root ? cx->imap[sc->root->id].to : NULL;
 	dc->root_explicit = sc->root_explicit;
 	dc->inlined = sc->inlined;
 	dc->loc = sc->loc;
@@ -385,13 +472,12 @@ HloModule *hlo_module_clone_each(const HloModule *m, HloCloneEach *each,
 	for (int i = 0; i < m->ncomps; i++)
 		if (!clone_comp_body(&cx, m->comps[i]))
 			goto fail;
-	HloInstr **lists = cx.nlists ? arena_raw(&cx.dst->arena, sizeof *lists *
-								   cx.nlists)
-				     : NULL;
-	if (cx.nlists && !lists)
-		goto fail;
-	for (int i = 0; i < m->ncomps; i++)
-		lists = wire(&cx, cx.dst->comps[i], m->comps[i], lists);
+	for (int i = 0; (cx.forward || cx.nresolved != cx.nslots) &&
+			i < m->ncomps;
+	     i++)
+		rewire(&cx, cx.dst->comps[i], m->comps[i]);
+	for (int i = 0; XR_ASAN && i < m->ncomps; i++)
+		check_links(&cx, cx.dst->comps[i], m->comps[i]);
 	if (!copy_header(&cx))
 		goto fail;
 	hlo_module_set_entry(cx.dst, map_comp(&cx, m->entry));
