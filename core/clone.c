@@ -10,11 +10,14 @@
 
 #include "hlo.h"
 
-/* By old id: the copy of an instruction and, while the copy is being
- * made, how many of its users lead its user list already resolved
- * (where link looks for the next: claim). */
+/* By old id: the copy of an instruction, the index of the computation
+ * it was copied with (what copy_table asks of it: the copy itself is
+ * not read there) and, while the copy is being made, how many of its
+ * users lead its user list already resolved (where link looks for the
+ * next: claim). */
 typedef struct {
 	HloInstr *to;
+	int comp;
 	int next;
 } Mapped;
 
@@ -33,6 +36,7 @@ typedef struct {
 	HloCloneEach *each; /* see hlo_module_clone_each */
 	void *each_ctx;
 	bool each_done; /* each has seen the entry */
+	int at; /* the index of the computation being copied */
 } CloneCtx;
 
 /* The copy of c: the copies are made in the source's order, so one
@@ -293,6 +297,7 @@ static bool clone_instrs(CloneCtx *cx, HloComp *dc, const HloComp *sc)
 		link(cx, d, s, (HloInstr **)(at + na));
 		dc->instrs[i] = d;
 		cx->imap[s->id].to = d;
+		cx->imap[s->id].comp = cx->at;
 	}
 	dc->n = sc->n;
 	return true;
@@ -358,18 +363,31 @@ static bool copy_header(CloneCtx *cx)
 }
 
 /* The copy of o, the instruction an entry of sc's table names under
- * key, when it is one of dc's under that name; else NULL. */
+ * key, when it is one of dc's under that name; else NULL. Asked of the
+ * map and of o (the copy has o's name, or a copy of it), not of the
+ * copy: the entries come in hash order, and each copy read would be
+ * one more scattered load. */
 static inline HloInstr *named_copy(const CloneCtx *cx, const HloComp *dc,
 				   const char *key, const HloInstr *o)
 {
-	HloInstr *d = (unsigned)o->id <= (unsigned)cx->src->next_id
-			      ? cx->imap[o->id].to
-			      : NULL;
+	const Mapped *t = (unsigned)o->id <= (unsigned)cx->src->next_id
+				  ? &cx->imap[o->id]
+				  : NULL;
 	/* the table's keys are its instructions' own name strings: the
 	 * text is compared only when another string is the key */
-	if (!d || d->parent != dc || (key != o->name && strcmp(d->name, key)))
-		return NULL;
-	return d;
+	bool ok = t && t->to && t->comp == cx->at &&
+		  (key == o->name || !strcmp(o->name, key));
+#if XR_ASAN
+	HloInstr *d = t ? t->to : NULL;
+	if (ok != (d && d->parent == dc && !strcmp(d->name, key))) {
+		fprintf(stderr, "hlo_module_clone: the map and the copy "
+				"disagree on %s\n", key);
+		abort();
+	}
+#else
+	(void)dc;
+#endif
+	return ok ? t->to : NULL;
 }
 
 /* dc's names as a copy of sc's table, slot for slot (the names are the
@@ -392,10 +410,13 @@ static bool copy_table(CloneCtx *cx, HloComp *dc, const HloComp *sc)
 			v[i].val = NULL;
 			continue;
 		}
+		const HloInstr *o = s->val;
 		HloInstr *d = s->key == tomb ? NULL
-					     : named_copy(cx, dc, s->key, s->val);
+					     : named_copy(cx, dc, s->key, o);
 		if (d) {
-			v[i] = (NameMapSlot){d->name, d, s->hash, s->len};
+			/* a sharing copy's name is o's string */
+			const char *k = cx->share ? o->name : d->name;
+			v[i] = (NameMapSlot){k, d, s->hash, s->len};
 		} else {
 			dropped += s->key != tomb;
 			v[i] = (NameMapSlot){tomb, NULL, s->hash, s->len};
@@ -469,9 +490,11 @@ HloModule *hlo_module_clone_each(const HloModule *m, HloCloneEach *each,
 	for (int i = 0; i < m->ncomps; i++)
 		if (!hlo_comp_new(cx.dst, m->comps[i]->name))
 			goto fail;
-	for (int i = 0; i < m->ncomps; i++)
+	for (int i = 0; i < m->ncomps; i++) {
+		cx.at = i;
 		if (!clone_comp_body(&cx, m->comps[i]))
 			goto fail;
+	}
 	for (int i = 0; (cx.forward || cx.nresolved != cx.nslots) &&
 			i < m->ncomps;
 	     i++)
