@@ -23,7 +23,7 @@ typedef struct {
 
 typedef struct {
 	HloModule *dst;
-	Mapped *imap; /* old id -> new instruction */
+	Mapped *imap;    /* old id -> new instruction */
 	size_t *lens;    /* clone_instrs's scratch: name lengths by position */
 	/* link's state: the user slots copied and those resolved so far;
 	 * whether some operand came before its copy (a forward reference) */
@@ -36,7 +36,7 @@ typedef struct {
 	HloCloneEach *each; /* see hlo_module_clone_each */
 	void *each_ctx;
 	bool each_done; /* each has seen the entry */
-	int at; /* the index of the computation being copied */
+	int at;         /* the index of the computation being copied */
 } CloneCtx;
 
 /* The copy of c: the copies are made in the source's order, so one
@@ -177,8 +177,7 @@ static inline void claim(CloneCtx *cx, Mapped *t, const HloInstr *s,
  * and claims its slot. A forward reference (legal in the text), or a
  * user list not resolved whole, is wired again once every instruction
  * exists (rewire). */
-static void link(CloneCtx *cx, HloInstr *d, const HloInstr *s,
-		 HloInstr **v)
+static void link(CloneCtx *cx, HloInstr *d, const HloInstr *s, HloInstr **v)
 {
 	Mapped *imap = cx->imap;
 	if (s->nops) {
@@ -281,8 +280,8 @@ static bool clone_instrs(CloneCtx *cx, HloComp *dc, const HloComp *sc)
 		 * user list with a slot to spare: see link), in one piece */
 		size_t na = (size_t)s->nattrs;
 		size_t nl = (size_t)s->nops + (size_t)s->nusers + 1;
-		HloAttr *at = arena_raw(a, sizeof *at * na +
-						   sizeof(HloInstr *) * nl);
+		HloAttr *at =
+			arena_raw(a, sizeof *at * na + sizeof(HloInstr *) * nl);
 		if (!at)
 			return false;
 		d->attrs = na ? at : NULL;
@@ -319,8 +318,9 @@ static void check_links(const CloneCtx *cx, const HloComp *dc,
 		for (int j = 0; same && j < s->nusers; j++)
 			same = d->users[j] == imap[s->users[j]->id].to;
 		if (!same) {
-			fprintf(stderr, "hlo_module_clone: the copy of %s is "
-					"not wired as its source\n",
+			fprintf(stderr,
+				"hlo_module_clone: the copy of %s is "
+				"not wired as its source\n",
 				s->name);
 			abort();
 		}
@@ -380,8 +380,10 @@ static inline HloInstr *named_copy(const CloneCtx *cx, const HloComp *dc,
 #if XR_ASAN
 	HloInstr *d = t ? t->to : NULL;
 	if (ok != (d && d->parent == dc && !strcmp(d->name, key))) {
-		fprintf(stderr, "hlo_module_clone: the map and the copy "
-				"disagree on %s\n", key);
+		fprintf(stderr,
+			"hlo_module_clone: the map and the copy "
+			"disagree on %s\n",
+			key);
 		abort();
 	}
 #else
@@ -411,8 +413,8 @@ static bool copy_table(CloneCtx *cx, HloComp *dc, const HloComp *sc)
 			continue;
 		}
 		const HloInstr *o = s->val;
-		HloInstr *d = s->key == tomb ? NULL
-					     : named_copy(cx, dc, s->key, o);
+		HloInstr *d =
+			s->key == tomb ? NULL : named_copy(cx, dc, s->key, o);
 		if (d) {
 			/* a sharing copy's name is o's string */
 			const char *k = cx->share ? o->name : d->name;
@@ -495,9 +497,8 @@ HloModule *hlo_module_clone_each(const HloModule *m, HloCloneEach *each,
 		if (!clone_comp_body(&cx, m->comps[i]))
 			goto fail;
 	}
-	for (int i = 0; (cx.forward || cx.nresolved != cx.nslots) &&
-			i < m->ncomps;
-	     i++)
+	for (int i = 0;
+	     (cx.forward || cx.nresolved != cx.nslots) && i < m->ncomps; i++)
 		rewire(&cx, cx.dst->comps[i], m->comps[i]);
 	for (int i = 0; XR_ASAN && i < m->ncomps; i++)
 		check_links(&cx, cx.dst->comps[i], m->comps[i]);

@@ -496,8 +496,7 @@ static uint64_t module_outline(const HloModule *m)
 }
 
 /* hlo_module_clone_each, the copy taking m's signatures. */
-static HloModule *clone_each(const HloModule *m, HloCloneEach *each,
-			     void *ctx)
+static HloModule *clone_each(const HloModule *m, HloCloneEach *each, void *ctx)
 {
 	HloModule *c = hlo_module_clone_each(m, each, ctx);
 	if (c)
