@@ -2820,6 +2820,49 @@ static void tidy_params(Fz *z, HloComp *fc)
 		}
 }
 
+/* fz_finish's work on touched computation c: compacted, its parameters
+ * named by number where tidied (fz_tidied(c): tidy_params), sorted
+ * operands first. Done twice, the second time changes nothing. */
+static void finish_comp(Fz *z, HloComp *c, bool tidied)
+{
+	if (tidied)
+		tidy_params(z, c); /* compacts c too */
+	else
+		pass_compact(c);
+	if (!z->failed && !hlo_comp_sort_operands_first(c))
+		z->failed = true;
+}
+
+/* Is c one of comps[0..nc-1]? */
+static bool among_comps(HloComp *const *comps, int nc, const HloComp *c)
+{
+	for (int i = 0; i < nc; i++)
+		if (comps[i] == c)
+			return true;
+	return false;
+}
+
+/* collect_groups is about to read fused computation fc: when fz_finish
+ * left the fused computations to it (Fz.nlate), fc is finished now,
+ * while its instructions are in the cache for collect_groups, instead of
+ * in a walk of its own before. */
+static void finish_late(Fz *z, HloComp *fc)
+{
+	if (!z->nlate)
+		return;
+#if XR_ASAN
+	int at = touched_at(z, fc);
+	if (at < 0 || !fz_tidied(fc)) {
+		fprintf(stderr, "finish_late: %s was not left for later\n",
+			fc->name);
+		abort();
+	}
+	z->touched[at] = NULL;
+#endif
+	finish_comp(z, fc, true); /* (one the pass made: tidied) */
+	z->nlate--;
+}
+
 /* ---- recording ------------------------------------------------------------ */
 
 /* Copies the n bytes (n > 0) at s to t in words, the last one
@@ -3707,6 +3750,7 @@ static void collect_groups(Fz *z, HloComp *const *comps, int nc)
 				z->failed = true;
 				break;
 			}
+			finish_late(z, fc);
 			FusionGroup *g = &l->g[l->ng++];
 			*g = (FusionGroup){
 				.comp = comp,
@@ -3875,17 +3919,23 @@ static void fuse_comp(Fz *z, HloComp *c, bool off)
 bool fz_finish(Fz *z, PassCtx *cx, HloComp **comps, int nc)
 {
 	/* compacted and named also after a failure: no parameter is left
-	 * detached in the list (drop_operand_late) or unnamed */
+	 * detached in the list (drop_operand_late) or unnamed. Where every
+	 * fusion is the pass's own, each computation touched other than
+	 * those it fuses in (comps, a few: each touched one is looked for
+	 * there) is a fused computation it made (fz_tidied by its name),
+	 * which collect_groups reads, once: those are left to it
+	 * (finish_late), and the walk after it finishes any it did not
+	 * meet. */
+	bool late = z->log && z->own_fusions_only && !z->failed && nc <= 64;
+	z->nlate = 0;
 	for (int i = 0; i < z->ntouched; i++) {
 		HloComp *c = z->touched[i];
 		if (!c)
 			continue; /* dropped */
-		if (fz_tidied(c))
-			tidy_params(z, c); /* compacts c too */
+		if (late && !among_comps(comps, nc, c))
+			z->nlate++;
 		else
-			pass_compact(c);
-		if (!z->failed && !hlo_comp_sort_operands_first(c))
-			z->failed = true;
+			finish_comp(z, c, fz_tidied(c));
 	}
 	hlo_module_remove_comps(z->m, z->dropped, z->ndropped);
 	free(z->dropped);
@@ -3906,7 +3956,30 @@ bool fz_finish(Fz *z, PassCtx *cx, HloComp **comps, int nc)
 	}
 #endif
 	settle_decisions(z);
+	/* a group for each computation left to collect_groups: room made
+	 * at once, before the memory finish_late takes (the names maps'
+	 * tables, names) is placed after the groups and they move */
+	if (z->nlate && !fz_grow((void **)&z->log->g, &z->log->capg, z->nlate,
+				 sizeof *z->log->g))
+		z->failed = true;
 	collect_groups(z, comps, nc);
+#if XR_ASAN
+	for (int i = 0; late && !z->failed && i < z->ntouched; i++)
+		if (z->touched[i] && !among_comps(comps, nc, z->touched[i])) {
+			fprintf(stderr, "fz_finish: collect_groups did not "
+					"meet %s\n",
+				z->touched[i]->name);
+			abort();
+		}
+#endif
+	if (z->nlate) { /* not all met (out of memory) */
+		z->nlate = 0;
+		for (int i = 0; i < z->ntouched; i++) {
+			HloComp *c = z->touched[i];
+			if (c && !among_comps(comps, nc, c))
+				finish_comp(z, c, fz_tidied(c));
+		}
+	}
 	if (z->log && !z->failed && !fusion_log_refresh(z->log))
 		z->failed = true;
 	fz_free_seen(z);

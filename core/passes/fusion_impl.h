@@ -157,6 +157,7 @@ typedef struct Fz {
 	HloComp **touched; /* computations changed: re-sorted at the end */
 	int ntouched, cap_touched;
 	FzIndex touched_ix; /* computation -> its place in touched */
+	int nlate; /* fused ones left to collect_groups (fz_finish) */
 	/* the one fz_touch last found in touched by its index (the
 	 * computation the fusions are in, mostly), or NULL */
 	const HloComp *touched_known;
