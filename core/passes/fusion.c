@@ -3515,13 +3515,19 @@ static bool ptrset_has(const PtrSet *s, const void *p)
 	return false;
 }
 
+/* Is kn (a decision's kernel now) a fusion still there? */
+static inline bool settles(const HloInstr *kn)
+{
+	return kn && kn->parent && kn->op == HLO_FUSION;
+}
+
 /* Decision d, made in kernel kn, names it when kn is a fusion still
- * there (name: its name in the log), and is settled:
+ * there (settles; name: its name in the log), and is settled:
  * fusion_log_refresh leaves it. */
 static inline void name_kernel(Fz *z, FusionDecision *d, const HloInstr *kn,
 			       char *name)
 {
-	if (!kn || !kn->parent || kn->op != HLO_FUSION)
+	if (!settles(kn))
 		return;
 	if (!name)
 		z->failed = true;
@@ -3532,14 +3538,44 @@ static inline void name_kernel(Fz *z, FusionDecision *d, const HloInstr *kn,
 	d->settled = true;
 }
 
+/* Does decision d, as settle_decisions left it, need a place from
+ * fusion_log_refresh? */
+static inline bool needs_place(const FusionDecision *d)
+{
+	return !d->settled && (d->fused || d->where);
+}
+
+/* dedup wrote the i-th of the pass's decisions at place at (below k,
+ * the places written so far). Keeps true that the first *done places
+ * hold decisions that need no place, their settled flags cleared, as
+ * settle_decisions left the first `was` before dedup: one that needs
+ * no place stays done (its flag cleared), one that does ends them (the
+ * written ones after it get back the flags name_kernel gave them), and
+ * one of the first `was` written past them gets its flag back. */
+static void done_at(Fz *z, int *done, int was, int i, int at, int k)
+{
+	FusionDecision *d = &z->log->d[z->log_first];
+	if (at >= *done) {
+		if (i < was)
+			d[at].settled = settles(z->kern[at].k);
+	} else if (i >= was && !needs_place(&d[at])) {
+		d[at].settled = false;
+	} else if (i >= was) {
+		for (int j = at + 1; j < k && j < *done; j++)
+			d[j].settled = settles(z->kern[j].k);
+		*done = at;
+	}
+}
+
 /* One decision per pair and kernel now (kern[].k, where the kernels
  * are now), in one walk over the pass's decisions: of those about the
  * same copy (a kernel forwarded in between), the first one's place
  * holds the last word said (kern[].said: a decision rekey_tail moved
  * took the words a decision of its own would have had, and they count
  * as said when that one would have been made). Only decisions in a
- * kernel of targets can meet another; nin of them moved there. */
-static void dedup(Fz *z, const PtrSet *targets, int nin)
+ * kernel of targets can meet another; nin of them moved there. *done
+ * (see settle_decisions) is kept true of the log as compacted. */
+static void dedup(Fz *z, const PtrSet *targets, int nin, int *done)
 {
 	FusionLog *l = z->log;
 	FzIndex ix = {0};
@@ -3548,7 +3584,7 @@ static void dedup(Fz *z, const PtrSet *targets, int nin)
 	 * the first fusion moved, those after made in the fusion) */
 	if (!fz_index_reserve(&ix, 2 * nin))
 		z->failed = true;
-	int k = 0;
+	int k = 0, was = *done;
 	const HloInstr *last = NULL;
 	bool in = false;
 	for (int i = 0; i < z->nkern && !z->failed; i++) {
@@ -3571,6 +3607,9 @@ static void dedup(Fz *z, const PtrSet *targets, int nin)
 				if (e.said > kept->said) {
 					l->d[at] = *d;
 					kept->said = e.said;
+					if (at < *done || i < was)
+						done_at(z, done, was, i,
+							at - z->log_first, k);
 				}
 				continue;
 			}
@@ -3580,9 +3619,13 @@ static void dedup(Fz *z, const PtrSet *targets, int nin)
 		if (k != i) {
 			l->d[z->log_first + k] = *d;
 			z->kern[k] = e;
+			if (k < *done || i < was)
+				done_at(z, done, was, i, k, k);
 		}
 		k++;
 	}
+	if (*done > k)
+		*done = k;
 	fz_index_free(&ix);
 	l->n = z->log_first + k;
 	z->nkern = k;
@@ -3603,15 +3646,18 @@ static void intos_dropped(Fz *z, int from)
 /* Each decision of this pass names the fusion its consumer's copy is in
  * now: where it was fused (into), or where it stays declined (where). A
  * kernel that is gone leaves the decision to fusion_log_refresh, which
- * goes by the consumer's name. */
-static void settle_decisions(Fz *z)
+ * goes by the consumer's name. Returns how many of the log's first
+ * decisions need no place from it (fz_log_refresh_from), their settled
+ * flags cleared on the way, as it would: it then need not walk the
+ * log again (which it did all of, most decisions being settled). */
+static int settle_decisions(Fz *z)
 {
 	FusionLog *l = z->log;
 	if (!l || !z->nkern)
-		return;
+		return 0;
 	if (z->failed) {
 		intos_dropped(z, 0);
-		return;
+		return 0;
 	}
 	/* Where each decision's kernel is now. A decision is the only one
 	 * of its pair and kernel unless its kernel is one that some other
@@ -3621,6 +3667,10 @@ static void settle_decisions(Fz *z)
 	 * (A decision merged into another is named as the other.) */
 	PtrSet targets = {0};
 	int nmoved = 0; /* decisions whose kernel moved */
+	/* while the decisions so far need no place (none of an earlier
+	 * pass in the log: it walks those) */
+	bool open = !z->log_first;
+	int done = 0;
 	const HloInstr *last = NULL, *named = NULL;
 	char *name = NULL;
 	int i = 0;
@@ -3641,21 +3691,26 @@ static void settle_decisions(Fz *z)
 		z->kern[i].id = kn ? kn->id : 0;
 		if (kn != named) { /* a kernel's decisions come in runs */
 			named = kn;
-			name = kn && kn->parent && kn->op == HLO_FUSION
-				       ? rec_copy(z, kn->name)
-				       : NULL;
+			name = settles(kn) ? rec_copy(z, kn->name) : NULL;
 		}
 		FusionDecision *d = &l->d[z->log_first + i];
 		name_kernel(z, d, kn, name);
 		if (d->into && !(d->settled && d->fused) &&
 		    !(d->into = rec_copy(z, d->into)))
 			z->failed = true;
+		if (open && (z->failed || needs_place(d))) {
+			open = false;
+		} else if (open) {
+			d->settled = false;
+			done = i + 1;
+		}
 	}
 	if (z->failed)
 		intos_dropped(z, i - 1);
 	else if (nmoved)
-		dedup(z, &targets, nmoved);
+		dedup(z, &targets, nmoved, &done);
 	free(targets.slot);
+	return done;
 }
 
 /* The kind fusion f says it is, as a static string. */
@@ -3955,7 +4010,7 @@ bool fz_finish(Fz *z, PassCtx *cx, HloComp **comps, int nc)
 		}
 	}
 #endif
-	settle_decisions(z);
+	int done = settle_decisions(z);
 	/* a group for each computation left to collect_groups: room made
 	 * at once, before the memory finish_late takes (the names maps'
 	 * tables, names) is placed after the groups and they move */
@@ -3980,7 +4035,7 @@ bool fz_finish(Fz *z, PassCtx *cx, HloComp **comps, int nc)
 				finish_comp(z, c, fz_tidied(c));
 		}
 	}
-	if (z->log && !z->failed && !fusion_log_refresh(z->log))
+	if (z->log && !z->failed && !fz_log_refresh_from(z->log, done))
 		z->failed = true;
 	fz_free_seen(z);
 	fz_groups_free(z->groups);

@@ -261,6 +261,11 @@ char *fz_dup(const char *s);
 char *fz_ldup(FusionLog *l, const char *s);
 bool fz_grow(void **v, int *cap, int need, size_t elem);
 void fz_clear_groups(FusionLog *l);
+/* fusion_log_refresh where the first `first` decisions are known to
+ * need no place and their settled flags are cleared already (the pass
+ * that settled them did so as it walked them: fusion.c's
+ * settle_decisions), so that the log is not walked twice. */
+bool fz_log_refresh_from(FusionLog *l, int first);
 
 /* FNV-1a of strings s[0..n-1], each followed by a blank (names have
  * none, so the words are told apart). */

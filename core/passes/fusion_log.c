@@ -504,11 +504,13 @@ static bool place(Places *p, FusionDecision *d, char **f, bool keep)
 	return (*f = fz_ldup(p->l, g->name)) != NULL;
 }
 
-bool fusion_log_refresh(FusionLog *l)
+bool fusion_log_refresh(FusionLog *l) { return fz_log_refresh_from(l, 0); }
+
+/* (fusion_impl.h) */
+bool fz_log_refresh_from(FusionLog *l, int first)
 {
 	/* only decisions not just settled by their pass need a place:
 	 * those before the first are done once their flag is cleared */
-	int first = 0;
 	for (; first < l->n; first++) {
 		FusionDecision *d = &l->d[first];
 		if (!d->settled && (d->fused || d->where))
