@@ -3792,6 +3792,10 @@ static void collect_groups(Fz *z, HloComp *const *comps, int nc)
 			HloComp *fc = fz_fused_comp(f);
 			if (!fc)
 				continue;
+			if (z->group_mark) { /* (fz_finish: shared?) */
+				z->group_shared |= fc->mark == z->group_mark;
+				fc->mark = z->group_mark;
+			}
 			if (!comp)
 				comp = fz_ldup(l, c->name);
 			if ((l->ng >= l->capg &&
@@ -3996,10 +4000,14 @@ bool fz_finish(Fz *z, PassCtx *cx, HloComp **comps, int nc)
 	free(z->dropped);
 	/* a duplicated fusion that holds a fusion copied it (none can
 	 * where every fusion is the pass's own: each wrap makes its own
-	 * computation, and nothing in one is a fusion) */
-	if (!z->failed && z->nfused && !z->own_fusions_only &&
-	    !pass_unshare_fused(z->m))
-		z->failed = true;
+	 * computation, and nothing in one is a fusion): unshared after
+	 * collect_groups, which has just read most of what that walks (the
+	 * code's fusions and their computations), so that it finds them in
+	 * the cache instead of walking the module cold. A fusion's group is
+	 * the same read from a copy but for the order of the members (the
+	 * copy's, in post order): collect_groups marks what it reads, and
+	 * reads again where a computation was read twice (copied since). */
+	bool unshare = !z->failed && z->nfused && !z->own_fusions_only;
 #if XR_ASAN
 	if (!z->failed && z->nfused && z->own_fusions_only) {
 		int n = z->m->ncomps; /* a copy would be appended */
@@ -4017,7 +4025,13 @@ bool fz_finish(Fz *z, PassCtx *cx, HloComp **comps, int nc)
 	if (z->nlate && !fz_grow((void **)&z->log->g, &z->log->capg, z->nlate,
 				 sizeof *z->log->g))
 		z->failed = true;
+	z->group_mark = unshare && z->log ? hlo_new_mark(z->m) : 0;
 	collect_groups(z, comps, nc);
+	z->group_mark = 0;
+	if (unshare && !pass_unshare_fused(z->m))
+		z->failed = true;
+	else if (unshare && z->group_shared && !z->failed)
+		collect_groups(z, comps, nc);
 #if XR_ASAN
 	for (int i = 0; late && !z->failed && i < z->ntouched; i++)
 		if (z->touched[i] && !among_comps(comps, nc, z->touched[i])) {

@@ -158,6 +158,11 @@ typedef struct Fz {
 	int ntouched, cap_touched;
 	FzIndex touched_ix; /* computation -> its place in touched */
 	int nlate; /* fused ones left to collect_groups (fz_finish) */
+	/* When not 0, collect_groups marks each fused computation it reads
+	 * with this generation (HloComp.mark), and sets group_shared where
+	 * it reads one twice (fz_finish) */
+	unsigned group_mark;
+	bool group_shared;
 	/* the one fz_touch last found in touched by its index (the
 	 * computation the fusions are in, mostly), or NULL */
 	const HloComp *touched_known;
