@@ -2,8 +2,9 @@
  *
  * Does: in each computation, walking operands before users, gives every
  * instruction a canonical key (opcode, shape with layout, operand ids -
- * sorted for commutative opcodes - and attribute values in name order,
- * metadata left out) plus, for constants, a hash of the literal's data.
+ * in a fixed order for commutative opcodes - and attribute values in
+ * name order, metadata left out) plus, for constants, a hash of the
+ * literal's data.
  * An instruction whose key matches an earlier one (and, for constants,
  * whose literal is equal) is replaced by it and removed. Keys are printed
  * only for instructions that share opcode and operands with another (see
@@ -83,23 +84,28 @@ commutes(const HloInstr *ins)
 		 ins->shape && dtype_kind(ins->shape->type) == DK_FLOAT);
 }
 
-/* Are ins's operands in key order the other way round? */
+/* Are ins's operands in key order the other way round? Key order goes
+ * by address, not id: any fixed order of the two makes keys canonical,
+ * and the address is in ins's operand list, while an id is a load from
+ * each operand (outside the block of fields the walks read: a miss in
+ * the cache per operand, on a module larger than it). */
 static inline __attribute__((always_inline)) bool
 swapped(const HloInstr *ins)
 {
-	return commutes(ins) && ins->ops[0]->id > ins->ops[1]->id;
+	return commutes(ins) &&
+	       (uintptr_t)ins->ops[0] > (uintptr_t)ins->ops[1];
 }
 
 /* Operand i of ins in key order (swap: swapped(ins)). */
-static int op_id_as(const HloInstr *ins, int i, bool swap)
+static const HloInstr *op_as(const HloInstr *ins, int i, bool swap)
 {
-	const HloInstr *o = ins->ops[swap ? 1 - i : i];
-	return o ? o->id : -1;
+	return ins->ops[swap ? 1 - i : i];
 }
 
 static int op_id(const HloInstr *ins, int i)
 {
-	return op_id_as(ins, i, swapped(ins));
+	const HloInstr *o = op_as(ins, i, swapped(ins));
+	return o ? o->id : -1;
 }
 
 /* "op/async shape (ids) attrs": operand ids in key order (op_id). */
@@ -249,8 +255,10 @@ static void keep_first(HloComp *c, HloInstr *kept, HloInstr *dropped)
 /* ---- signatures ---------------------------------------------------------
  * Printing a key costs far more than the rest of the pass, and most
  * instructions have a key no other instruction has. Two instructions with
- * equal keys have equal signatures: opcode, wrapped opcode and operand
- * ids (sorted for commutative binaries), all of which the key spells out.
+ * equal keys have equal signatures: opcode and operands (in key order),
+ * both of which the key spells out. (The wrapped opcode, which the key
+ * spells out too, is left to key_same: it lies outside the fields the
+ * walk reads, and only async opcodes, never merged, have one.)
  * So an instruction's key is printed only once a second instruction with
  * its signature turns up; until then it waits in the signature table. */
 
@@ -288,23 +296,21 @@ static uint64_t sig_mix(uint64_t h, uint64_t x)
 
 static uint64_t sig_hash(const HloInstr *ins)
 {
-	uint64_t h = sig_mix((uint64_t)(uint32_t)ins->op << 32 |
-				     (uint32_t)ins->async_wrapped,
+	uint64_t h = sig_mix((uint64_t)(uint32_t)ins->op << 32,
 			     (uint64_t)(uint32_t)ins->nops);
 	bool swap = swapped(ins);
 	for (int i = 0; i < ins->nops; i++)
-		h = sig_mix(h, (uint64_t)(uint32_t)op_id_as(ins, i, swap));
+		h = sig_mix(h, (uint64_t)(uintptr_t)op_as(ins, i, swap));
 	return h;
 }
 
 static bool sig_equal(const HloInstr *a, const HloInstr *b)
 {
-	if (a->op != b->op || a->async_wrapped != b->async_wrapped ||
-	    a->nops != b->nops)
+	if (a->op != b->op || a->nops != b->nops)
 		return false;
 	bool sa = swapped(a), sb = swapped(b);
 	for (int i = 0; i < a->nops; i++)
-		if (op_id_as(a, i, sa) != op_id_as(b, i, sb))
+		if (op_as(a, i, sa) != op_as(b, i, sb))
 			return false;
 	return true;
 }
@@ -418,7 +424,7 @@ static bool is_metadata(const HloAttr *a)
  * same order, so put_key's sort puts them in the same order too. */
 static bool key_same(const HloInstr *a, const HloInstr *b)
 {
-	if (!a->shape || !b->shape ||
+	if (a->async_wrapped != b->async_wrapped || !a->shape || !b->shape ||
 	    !shape_print_same(a->shape, b->shape, true))
 		return false;
 	int i = 0, j = 0, n = 0;
