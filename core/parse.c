@@ -48,6 +48,12 @@ typedef struct {
 	SrcLoc loc;
 } CompRef;
 
+/* Open addressing in the module's arena, at most half full. */
+typedef struct {
+	Shape **v;
+	int n, cap;
+} SharedShapes;
+
 typedef struct {
 	Lexer lx;
 	const SrcFile *src;
@@ -63,6 +69,10 @@ typedef struct {
 	SrcLoc layout_loc;
 	int inline_no; /* counter for generated computation names */
 	bool single;   /* parse_instr_line: no forward references */
+	/* array shapes written the short way, one Shape each (shapes do not
+	 * change once an instruction holds one): shapes, set when first
+	 * asked, points at own; a sub-parser (a copy of P) shares it */
+	SharedShapes own, *shapes;
 } P;
 
 enum { MAX_NESTING = 64 };
@@ -331,6 +341,77 @@ static bool at_layout(P *p)
 				 *q == '}');
 }
 
+enum { MAX_SHARED_SHAPES = 4096 }; /* slots: 2048 distinct shapes */
+
+static uint64_t dims_hash(Dtype t, int rank, const int64_t *dims)
+{
+	uint64_t h = (uint64_t)t * 0x9e3779b97f4a7c15u ^ (uint64_t)rank;
+	for (int i = 0; i < rank; i++)
+		h = (h ^ (uint64_t)dims[i]) * 0x100000001b3u;
+	return h ^ h >> 29;
+}
+
+static bool dims_same(const Shape *s, Dtype t, int rank, const int64_t *dims)
+{
+	return s->type == t && s->rank == rank &&
+	       (!rank || !memcmp(s->dims, dims, sizeof *dims * (size_t)rank));
+}
+
+/* This parse's table of shared shapes, grown to have room while it may
+ * grow. NULL on out of memory. */
+static SharedShapes *shared_table(P *p)
+{
+	SharedShapes *h = p->shapes ? p->shapes : (p->shapes = &p->own);
+	if (h->n * 2 >= h->cap && h->cap < MAX_SHARED_SHAPES) {
+		int cap = h->cap ? h->cap * 2 : 64;
+		Shape **n = arena_alloc(&p->m->arena, sizeof *n * (size_t)cap);
+		if (!n)
+			return NULL;
+		for (int i = 0; i < h->cap; i++) {
+			Shape *s = h->v[i];
+			if (!s)
+				continue;
+			uint64_t j = dims_hash(s->type, s->rank, s->dims);
+			while (n[j & (uint64_t)(cap - 1)])
+				j++;
+			n[j & (uint64_t)(cap - 1)] = s;
+		}
+		h->v = n;
+		h->cap = cap;
+	}
+	return h;
+}
+
+/* s, made for slot j of h (where the probe for it stopped), kept there
+ * while the table has room. */
+static Shape *shared_keep(SharedShapes *h, uint64_t j, Shape *s)
+{
+	if (s && h->n * 2 < h->cap) { /* full: the shape is not shared */
+		h->v[j & (uint64_t)(h->cap - 1)] = s;
+		h->n++;
+	}
+	return s;
+}
+
+/* The array shape t[dims] with no layout, dynamic dims or buffer mark:
+ * the one this parse made already where there is one, so that a module's
+ * instructions of one shape hold one Shape (its caches and dims stay in
+ * the cache across the walks of passes and the verifier). Shapes past
+ * the first MAX_SHARED_SHAPES / 2 distinct ones are not shared. NULL on
+ * out of memory. */
+static Shape *shared_shape(P *p, Dtype t, int rank, const int64_t *dims)
+{
+	SharedShapes *h = shared_table(p);
+	if (!h)
+		return NULL;
+	uint64_t mask = (uint64_t)h->cap - 1;
+	uint64_t j = dims_hash(t, rank, dims);
+	for (Shape *s; (s = h->v[j & mask]); j++)
+		if (dims_same(s, t, rank, dims))
+			return s;
+	return shared_keep(h, j, shape_array(&p->m->arena, t, rank, dims));
+}
+
 /* Fast path for the common "f32[64,128]{1,0}": static dims and no layout
  * or the default one, no spaces. NULL (cursor unmoved) means "use the
  * general path", which also produces every error message. */
@@ -372,7 +453,7 @@ static Shape *fast_array_shape(P *p)
 			return NULL;
 		q++;
 	}
-	Shape *s = shape_array(&p->m->arena, dt, rank, dims);
+	Shape *s = shared_shape(p, dt, rank, dims);
 	if (!s || shape_elements(s) < 0)
 		return NULL;
 	p->lx.p = q;
@@ -430,10 +511,14 @@ static Shape *parse_shape(P *p)
 		p->lx.p++;
 		lex_accept(&p->lx, '(');
 		s = parse_shape(p);
-		if (s && expect(p, ')'))
+		/* a copy: the shape parsed may be one others hold */
+		s = s && expect(p, ')') ? shape_clone(&p->m->arena, s) : NULL;
+		if (s) {
 			s->buffer = true;
-		else
-			s = NULL;
+			s->hash_cache = s->bytes_cache = 0;
+		} else if (!p->failed) {
+			err(p, "out of memory");
+		}
 	} else if (lex_accept(&p->lx, '(')) {
 		/* as many elements as written (JAX's parameter and result
 		 * tuples pass 1024) */

@@ -112,6 +112,72 @@ static char *print_text(const HloModule *m)
 	return sb_take(&b);
 }
 
+/* --- shared shapes --------------------------------------------------- */
+
+/* Array shapes written alike (with or without the default layout) are one
+ * Shape, also inside tuples; other layouts, dims, types and buffer marks
+ * are not, and a buffer mark on one does not reach the others. */
+static void shapes_shared(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"HloModule s\n"
+		"ENTRY e {\n"
+		"  p = f32[4,8]{1,0} parameter(0)\n"
+		"  q = f32[4,8] parameter(1)\n"
+		"  r = f32[4,8]{0,1} parameter(2)\n"
+		"  a = f32[4,8] add(p, q)\n"
+		"  b = s32[4,8] convert(a)\n"
+		"  c = f32[8,4] transpose(a), dimensions={1,0}\n"
+		"  d = b(f32[4,8]) custom-call(a), custom_call_target=\"x\"\n"
+		"  ROOT t = (f32[4,8], s32[4,8], f32[8,4], f32[4,8]{0,1}, "
+		"b(f32[4,8])) tuple(a, b, c, r, d)\n"
+		"}\n";
+	HloModule *m = parse_ok(text);
+	const Shape *p = find(m, "p")->shape;
+	assert_ptr_equal(find(m, "q")->shape, p);
+	assert_ptr_equal(find(m, "a")->shape, p);
+	assert_ptr_not_equal(find(m, "r")->shape, p);
+	assert_ptr_not_equal(find(m, "b")->shape, p);
+	assert_ptr_not_equal(find(m, "c")->shape, p);
+	const Shape *d = find(m, "d")->shape;
+	assert_ptr_not_equal(d, p);
+	assert_true(d->buffer);
+	assert_false(p->buffer);
+	assert_string_equal(shape_of(m, "a"), "f32[4,8]");
+	assert_string_equal(shape_of(m, "d"), "b(f32[4,8])");
+	assert_ptr_equal(find(m, "t")->shape->tuple[0], p);
+	assert_non_null(find(m, "r")->shape->layout);
+	assert_null(p->layout);
+	hlo_module_free(m);
+}
+
+/* More distinct shapes than the table shares: each still right. */
+static void shapes_many_distinct(void **state)
+{
+	(void)state;
+	StrBuf b;
+	sb_init(&b);
+	sb_printf(&b, "HloModule many\nENTRY e {\n");
+	enum { N = 5000 };
+	for (int i = 0; i < N; i++)
+		sb_printf(&b, "  p%d = f32[%d] parameter(%d)\n", i, i + 1, i);
+	sb_printf(&b, "  n = f32[1] negate(p0)\n");
+	sb_printf(&b, "  ROOT r = f32[%d] negate(p%d)\n}\n", N, N - 1);
+	HloModule *m = parse_ok(sb_str(&b));
+	for (int i = 0; i < N; i += 97) {
+		char name[16];
+		snprintf(name, sizeof name, "p%d", i);
+		const Shape *s = find(m, name)->shape;
+		assert_int_equal(s->rank, 1);
+		assert_int_equal(s->dims[0], i + 1);
+	}
+	assert_ptr_equal(find(m, "n")->shape, find(m, "p0")->shape);
+	assert_int_equal(find(m, "r")->shape->dims[0], N);
+	sb_free(&b);
+	hlo_module_free(m);
+}
+
 /* --- the two printing styles ----------------------------------------- */
 
 static const char *const LONG_FORM =
@@ -1248,6 +1314,8 @@ int main(void)
 		cmocka_unit_test(literal_text_out_of_range),
 		cmocka_unit_test(literal_negative_zero),
 		cmocka_unit_test(literal_nan_payloads),
+		cmocka_unit_test(shapes_shared),
+		cmocka_unit_test(shapes_many_distinct),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
