@@ -1714,6 +1714,15 @@ list_in(V *v, HloComp *c, unsigned passed, bool *ordered, int *np,
 	v->listing = true;
 	for (int i = 0; i < c->n; i++) {
 		HloInstr *x = c->instrs[i];
+		/* the instructions ahead, asked from memory while this one is
+		 * hashed (an entry computation's do not stay in the caches) */
+		if (i + 8 < c->n)
+			__builtin_prefetch(c->instrs[i + 8]);
+		if (i + 4 < c->n) {
+			const HloInstr *y = c->instrs[i + 4];
+			__builtin_prefetch(y->ops);
+			__builtin_prefetch(y->attrs);
+		}
 		uint64_t s = instr_sig(v, x, c, passed, &ok);
 		x->mark = passed;
 		if (x->op == HLO_PARAMETER)
