@@ -382,17 +382,6 @@ static SharedShapes *shared_table(P *p)
 	return h;
 }
 
-/* s, made for slot j of h (where the probe for it stopped), kept there
- * while the table has room. */
-static Shape *shared_keep(SharedShapes *h, uint64_t j, Shape *s)
-{
-	if (s && h->n * 2 < h->cap) { /* full: the shape is not shared */
-		h->v[j & (uint64_t)(h->cap - 1)] = s;
-		h->n++;
-	}
-	return s;
-}
-
 /* The array shape t[dims] with no layout, dynamic dims or buffer mark:
  * the one this parse made already where there is one, so that a module's
  * instructions of one shape hold one Shape (its caches and dims stay in
@@ -409,7 +398,12 @@ static Shape *shared_shape(P *p, Dtype t, int rank, const int64_t *dims)
 	for (Shape *s; (s = h->v[j & mask]); j++)
 		if (dims_same(s, t, rank, dims))
 			return s;
-	return shared_keep(h, j, shape_array(&p->m->arena, t, rank, dims));
+	Shape *s = shape_array(&p->m->arena, t, rank, dims);
+	if (s && h->n * 2 < h->cap) { /* full: the shape is not shared */
+		h->v[j & mask] = s;
+		h->n++;
+	}
+	return s;
 }
 
 /* Fast path for the common "f32[64,128]{1,0}": static dims and no layout
