@@ -1167,7 +1167,7 @@ int hlo_comp_post_order_into(HloComp *c, HloInstr **out)
 	Frame *stack = c->n < 64 ? small
 				 : malloc(sizeof *stack * (size_t)(c->n + 1));
 	if (!stack)
-		return -1;
+		return HLO_ORDER_OOM;
 	unsigned open = hlo_new_mark(m), done = hlo_new_mark(m);
 	check_marks_older(c, open);
 	int k = 0;
@@ -1186,10 +1186,10 @@ int hlo_comp_post_order(HloComp *c, HloInstr ***out)
 {
 	*out = NULL;
 	HloInstr **res = malloc(sizeof *res * (size_t)(c->n + 1));
-	int k = res ? hlo_comp_post_order_into(c, res) : -1;
+	int k = res ? hlo_comp_post_order_into(c, res) : HLO_ORDER_OOM;
 	if (k < 0) {
 		free(res);
-		return -1;
+		return k;
 	}
 	*out = res;
 	return k;

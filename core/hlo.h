@@ -394,7 +394,9 @@ HloComp *hlo_instr_called_at(const HloInstr *ins, int i);
 #define HLO_MARK_GEN0 0x80000000u
 unsigned hlo_new_mark(HloModule *m);
 /* Post order of c reachable from its root plus the unreachable rest, in a
- * malloc'd array the caller frees. Returns count, -1 on cycle/oom. */
+ * malloc'd array the caller frees. Returns count, -1 on a cycle,
+ * HLO_ORDER_OOM when out of memory. */
+enum { HLO_ORDER_OOM = -2 };
 int hlo_comp_post_order(HloComp *c, HloInstr ***out);
 /* The same into out, which has room for c->n + 1 (no allocation for a
  * small computation). */

@@ -273,7 +273,9 @@ static Frame *frame_new(Interp *it, const HloComp *c, int depth)
 	Arena *a = &it->arena;
 	Frame *f = arena_alloc(a, sizeof *f);
 	HloInstr **order;
-	int n = f ? hlo_comp_post_order((HloComp *)c, &order) : -1;
+	int n = f ? hlo_comp_post_order((HloComp *)c, &order) : HLO_ORDER_OOM;
+	if (n == HLO_ORDER_OOM)
+		return it_fail(it, NULL, "out of memory"), NULL;
 	if (n < 0)
 		return it_fail(it, NULL, "computation '%s' has a cycle", c->name), NULL;
 	f->comp = c;
@@ -707,7 +709,7 @@ int64_t interp_estimate_bytes(const HloModule *m)
 	HloInstr **order;
 	int n = c ? hlo_comp_post_order(c, &order) : -1;
 	if (n < 0)
-		return -1;
+		return n == HLO_ORDER_OOM ? INTERP_OOM : -1;
 	/* freed[k]: bytes whose last use is at position k */
 	int64_t *freed = calloc((size_t)n + 1, sizeof *freed);
 	int64_t live = 0, peak = 0;
@@ -735,7 +737,7 @@ int64_t interp_estimate_bytes(const HloModule *m)
 	bool oom = !freed;
 	free(freed);
 	free(order);
-	return oom ? -1 : peak;
+	return oom ? INTERP_OOM : peak;
 }
 
 static Literal *deep_copy_out(Arena *out, const Literal *v)

@@ -37,7 +37,9 @@ Literal *interp_run_comp(const HloComp *c, Literal *const *args, int nargs,
 			 InterpStats *stats);
 
 /* Peak bytes of live buffers the entry computation needs when values are
- * freed after their last use (called computations not included). */
+ * freed after their last use (called computations not included); -1
+ * without an entry or on a cycle, INTERP_OOM when out of memory. */
+enum { INTERP_OOM = -2 };
 int64_t interp_estimate_bytes(const HloModule *m);
 
 /* True when the interpreter has an evaluator for the opcode. */

@@ -2153,6 +2153,9 @@ static bool infer_missing(P *p, HloComp *c)
 		return true;
 	HloInstr **order;
 	int n = hlo_comp_post_order(c, &order);
+	if (n == HLO_ORDER_OOM)
+		return err_at(p, c->loc, "out of memory ordering '%s'",
+			      c->name);
 	if (n < 0)
 		return err_at(p, c->loc, "computation '%s' has a cycle", c->name);
 	bool ok = true;

@@ -228,6 +228,8 @@ static void put_constant(StrBuf *b, const Literal *l, int64_t max_elems)
 	}
 	b->len = from;
 	sb_putn(b, sb_str(&t), t.len);
+	if (t.oom)
+		b->oom = 1;
 	sb_free(&t);
 }
 
@@ -299,6 +301,8 @@ static void put_signature(StrBuf *b, const HloComp *c, bool layouts)
 {
 	const HloInstr **ps = malloc(sizeof *ps * (size_t)(c->n + 1));
 	int n = ps ? params_sorted(c, ps, c->n) : 0;
+	if (!ps)
+		b->oom = 1; /* (the text is cut short) */
 	sb_putc(b, '(');
 	for (int i = 0; i < n; i++) {
 		if (i)
@@ -427,6 +431,8 @@ void print_module(StrBuf *b, const HloModule *m, const PrintOpts *o)
 	put_header(b, m);
 	HloComp **order;
 	int n = hlo_module_comp_post_order((HloModule *)m, &order);
+	if (n < 0)
+		b->oom = 1; /* (a verified module has no cycle) */
 	for (int i = 0; i < n; i++) {
 		if (i)
 			sb_putc(b, '\n');

@@ -8,9 +8,19 @@
 
 void sb_init(StrBuf *b) { memset(b, 0, sizeof *b); }
 
+void sb_init_on(StrBuf *b, char *buf, size_t cap)
+{
+	memset(b, 0, sizeof *b);
+	b->s = buf;
+	b->cap = cap;
+	b->borrowed = 1;
+	buf[0] = 0;
+}
+
 void sb_free(StrBuf *b)
 {
-	free(b->s);
+	if (!b->borrowed)
+		free(b->s);
 	memset(b, 0, sizeof *b);
 }
 
@@ -30,11 +40,14 @@ static int reserve(StrBuf *b, size_t extra)
 	size_t nc = b->cap ? b->cap * 2 : 256;
 	while (nc < b->len + extra + 1)
 		nc *= 2;
-	char *p = realloc(b->s, nc);
+	char *p = b->borrowed ? malloc(nc) : realloc(b->s, nc);
 	if (!p) {
 		b->oom = 1;
 		return 0;
 	}
+	if (b->borrowed)
+		memcpy(p, b->s, b->len + 1);
+	b->borrowed = 0;
 	b->s = p;
 	b->cap = nc;
 	return 1;
@@ -89,10 +102,19 @@ void sb_printf(StrBuf *b, const char *fmt, ...)
 
 const char *sb_str(StrBuf *b) { return b->s ? b->s : ""; }
 
+const char *sb_text(StrBuf *b)
+{
+	return b->oom ? "(out of memory)" : sb_str(b);
+}
+
 char *sb_take(StrBuf *b)
 {
 	char *s = b->s;
-	if (!s) {
+	if (b->borrowed) {
+		s = malloc(b->len + 1);
+		if (s)
+			memcpy(s, b->s, b->len + 1);
+	} else if (!s) {
 		s = malloc(1);
 		if (s)
 			s[0] = 0;

@@ -7,9 +7,14 @@ typedef struct StrBuf {
 	char *s;     /* always NUL-terminated when len > 0 or after sb_init */
 	size_t len, cap;
 	int oom;     /* set when an allocation failed; contents truncated */
+	int borrowed; /* s is the caller's (sb_init_on): not freed */
 } StrBuf;
 
 void sb_init(StrBuf *b);
+/* sb_init with buf[0..cap) (cap > 0) as the first storage: text that
+ * fits needs no allocation (and cannot fail for want of memory); longer
+ * text moves to the heap. sb_free as ever. */
+void sb_init_on(StrBuf *b, char *buf, size_t cap);
 void sb_free(StrBuf *b);
 void sb_clear(StrBuf *b);
 void sb_putc(StrBuf *b, char c);
@@ -22,6 +27,9 @@ void sb_printf(StrBuf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Returns the string (never NULL). */
 const char *sb_str(StrBuf *b);
+/* sb_str for text shown to a person: "(out of memory)" when the text
+ * was cut short. */
+const char *sb_text(StrBuf *b);
 /* Transfers ownership of the malloc'd string to the caller. */
 char *sb_take(StrBuf *b);
 

@@ -79,6 +79,7 @@ typedef struct V {
 	/* str_word's last string and its hash */
 	const char *str_last;
 	uint64_t str_last_hash;
+	bool oom; /* an error says: out of memory */
 } V;
 
 _Static_assert(_Alignof(HloInstr) >= 2, "a caller's low bit is free");
@@ -1796,6 +1797,7 @@ static void check_comp(V *v, HloModule *m, HloComp *c)
 	if (!room(v, c->n)) {
 		check_params(v, c, c->instrs, c->n, hlo_comp_param_count(c));
 		err_at(v, c->loc, "out of memory verifying '%s'", c->name);
+		v->oom = true;
 		return;
 	}
 	/* Which instructions to check: all, or those whose signature
@@ -1857,7 +1859,7 @@ static void check_entry(V *v, const HloModule *m)
 }
 
 static bool verify(HloModule *m, Diag *d, const SrcFile *f, bool changed_only,
-		   int *checked)
+		   int *checked, bool *oom)
 {
 	V v = {.d = d, .f = f, .m = m, .start = d->errors,
 	       .changed_only = changed_only};
@@ -1885,12 +1887,19 @@ static bool verify(HloModule *m, Diag *d, const SrcFile *f, bool changed_only,
 	free(v.callers);
 	if (checked)
 		*checked = v.checked;
+	if (oom)
+		*oom = v.oom;
 	return d->errors == v.start;
 }
 
 bool verify_module(HloModule *m, Diag *d, const SrcFile *f)
 {
-	return verify(m, d, f, false, NULL);
+	return verify(m, d, f, false, NULL, NULL);
+}
+
+bool verify_module_oom(HloModule *m, Diag *d, const SrcFile *f, bool *oom)
+{
+	return verify(m, d, f, false, NULL, oom);
 }
 
 /* Sanitizer builds (the tests under ASan, the fuzzers) run the whole
@@ -1899,12 +1908,14 @@ bool verify_module(HloModule *m, Diag *d, const SrcFile *f)
 bool verify_module_changed(HloModule *m, Diag *d, const SrcFile *f,
 			   int *checked)
 {
-	bool ok = verify(m, d, f, true, checked);
+	bool ok = verify(m, d, f, true, checked, NULL);
 #if XR_ASAN
 	if (ok) {
 		Diag full_d;
 		diag_init(&full_d);
-		if (!verify(m, &full_d, f, false, NULL)) {
+		bool oom = false;
+		/* (the check itself may run out of memory: no verdict) */
+		if (!verify_module_oom(m, &full_d, f, &oom) && !oom) {
 			fprintf(stderr,
 				"verify_module_changed passed a module that "
 				"verify_module rejects:\n%s",

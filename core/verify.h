@@ -12,6 +12,9 @@
 /* f is the text the module was parsed from (for carets); may be NULL or
  * carry only a name. Returns true when the module is well formed. */
 bool verify_module(HloModule *m, Diag *d, const SrcFile *f);
+/* verify_module, with *oom set when it ran out of memory: then a false
+ * is no verdict on the module. */
+bool verify_module_oom(HloModule *m, Diag *d, const SrcFile *f, bool *oom);
 /* verify_module for a module that passed it before and was changed
  * since (a pass): the instruction checks run again only for instructions
  * that are new or changed (their operands, shape, attributes, or the

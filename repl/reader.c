@@ -356,6 +356,12 @@ static bool next_line(Reader *r, const char *prompt)
 		prompt = strcmp(prompt, PROMPT) == 0 ? PROMPT_COLOUR
 						     : PROMPT_CONT_COLOUR;
 	bool got = r->readline ? rl_get_line(r, prompt) : get_line(r, prompt);
+	if (got && r->cur.oom) {
+		/* no memory to hold the line: a read error, not a blank
+		 * line (nor every line after it: the buffer stays cut) */
+		r->read_errno = ENOMEM;
+		got = false;
+	}
 	if (got)
 		r->line++;
 	r->eof = !got && !cancelled;

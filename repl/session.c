@@ -467,6 +467,8 @@ bool repl_expect_failed(Session *s, int line, const char *fmt, ...)
 void repl_print_diag(Session *s, Diag *d)
 {
 	const char *t = diag_text(d);
+	if (d->out.oom) /* (first: what is left may be cut short) */
+		repl_error(s, "out of memory (messages lost)");
 	if (!*t)
 		return;
 	repl_flush_out(s);
@@ -775,7 +777,8 @@ static bool verify_added(HloModule *m, LineMark k, Diag *d,
 	if (ok) {
 		Diag full;
 		diag_init(&full);
-		if (!verify_module(m, &full, src)) {
+		bool oom = false; /* (then no verdict) */
+		if (!verify_module_oom(m, &full, src, &oom) && !oom) {
 			fprintf(stderr, "verify_added passed a line that "
 					"verify_module rejects:\n%s",
 				diag_text(&full));

@@ -6,6 +6,8 @@
 #                              bash run-<x>.sh XLA_REPL CORPUS_DIR from its
 #                              own directory
 #   tests/bench/*.c            xr_bench (a benchmark, not a test: make bench)
+#   tests/oom/failalloc.c      xr_oom_repl: xla-repl with allocations that
+#                              fail on request (tests/oom/run-oom.sh)
 #   tests/fuzz/fuzz_parser.c   libFuzzer harnesses (and fuzz_passes.c), with
 #                              -DXR_FUZZ=ON and clang
 #
@@ -97,6 +99,15 @@ foreach(script IN LISTS XR_SCRIPT_TESTS)
     SKIP_RETURN_CODE 77 TIMEOUT 1500 LABELS script
     ENVIRONMENT "${XR_TEST_ENV}")
 endforeach()
+
+# --- allocation failure injection: xla-repl whose own allocations can be
+# made to fail (tests/oom/failalloc.c, XR_FAIL_ALLOC); run by
+# tests/oom/run-oom.sh, which finds it in XR_BUILD_DIR --------------------
+add_executable(xr_oom_repl repl/main.c tests/oom/failalloc.c)
+target_compile_options(xr_oom_repl PRIVATE ${XR_WARNINGS})
+target_link_libraries(xr_oom_repl PRIVATE xr_repl)
+target_link_options(xr_oom_repl PRIVATE
+  -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup)
 
 # --- benchmark (make bench; not registered with CTest) ----------------------
 file(GLOB XR_BENCH_SRC CONFIGURE_DEPENDS "${CMAKE_SOURCE_DIR}/tests/bench/*.c")

@@ -235,8 +235,9 @@ static bool small_const(const HloInstr *ins)
 	    !shape_is_array(ins->shape) ||
 	    shape_elements(ins->shape) > INLINE_MAX_ELEMS)
 		return false;
+	char buf[INLINE_MAX_CHARS * 2 + 64]; /* (no allocation: no failure) */
 	StrBuf t;
-	sb_init(&t);
+	sb_init_on(&t, buf, sizeof buf);
 	literal_print(&t, ins->literal, INLINE_MAX_ELEMS);
 	bool ok = t.len <= INLINE_MAX_CHARS && !t.oom;
 	sb_free(&t);

@@ -357,6 +357,8 @@ bool viz_render_guarded(const char *dot, const char *format, int limit_ms,
 		;
 	if (ok)
 		ok = take_answer(&b, out, len, err, errcap);
+	else if (b.oom)
+		say(err, errcap, "graphviz: out of memory reading the picture");
 	else if (*timed_out && errcap)
 		snprintf(err, errcap,
 			 "graphviz: the layout took longer than %d ms and was "

@@ -355,8 +355,8 @@ bool viz_report(StrBuf *out, const char *title, const VizStep *steps, int n,
 				     : "");
 		html_str(out, s->stats);
 		sb_puts(out, "</p>\n");
-		if (a)
-			ok = step_diff(out, a, s);
+		if (a && !(ok = step_diff(out, a, s)))
+			snprintf(err, errcap, "out of memory");
 		ok = ok && step_picture(out, a, s, &pace, err, errcap);
 		sb_puts(out, "</section>\n");
 	}

@@ -1222,13 +1222,19 @@ int64_t cost_bytes_moved_verified_kernels(HloModule *m, int *kernels)
 	return b;
 }
 
+void cost_walk_drop(CostWalk *w)
+{
+	if (w)
+		memo_free(&w->mo);
+	free(w);
+}
+
 int64_t cost_walk_end(CostWalk *w, HloModule *m, int *kernels)
 {
 	int64_t b = (int64_t)w->sum;
 	if (kernels)
 		*kernels = w->kernels;
-	memo_free(&w->mo);
-	free(w);
+	cost_walk_drop(w);
 	check_verified(m, b, kernels);
 	return b;
 }

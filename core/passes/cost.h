@@ -62,11 +62,13 @@ int64_t cost_bytes_moved_verified_kernels(HloModule *m, int *kernels);
  * hlo_module_clone_each): cost_walk_new (NULL: out of memory), then
  * cost_walk_instr for each instruction of the entry of m, in order,
  * then cost_walk_end, which gives the bytes, sets *kernels (may be
- * NULL) and frees the walk. */
+ * NULL) and frees the walk; or cost_walk_drop, which frees a walk that
+ * stopped short (the clone ran out of memory). */
 typedef struct CostWalk CostWalk;
 CostWalk *cost_walk_new(void);
 void cost_walk_instr(void *walk, HloInstr *ins);
 int64_t cost_walk_end(CostWalk *w, HloModule *m, int *kernels);
+void cost_walk_drop(CostWalk *w);
 /* Roofline time in seconds of c on machine mc: max(bytes / bandwidth,
  * flops / compute). *memory_bound (may be NULL) says which term won. */
 double cost_roofline_s(const Cost *c, const CostMachine *mc,

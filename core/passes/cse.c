@@ -487,12 +487,14 @@ static HloInstr *find_same(SigTable *sigs, Table *t, StrBuf *b, HloInstr *ins,
 	return key_lookup_or_add(t, b, ins);
 }
 
-static int cse_comp(HloComp *c, PassSideCache *sc)
+static int cse_comp(HloComp *c, PassSideCache *sc, bool *oom)
 {
 	HloInstr **po;
 	int n = hlo_comp_post_order(c, &po);
-	if (n < 0)
+	if (n < 0) {
+		*oom |= n == HLO_ORDER_OOM;
 		return 0;
+	}
 	Table t = {0};
 	SigTable sigs = {.po = po};
 	while (sigs.cap < 64 || sigs.cap < (size_t)n * 2 + 2)
@@ -517,6 +519,7 @@ static int cse_comp(HloComp *c, PassSideCache *sc)
 		hlo_instr_unlink(ins); /* its operands' user lists: below */
 		merged++;
 	}
+	*oom |= b.oom != 0;
 	sb_free(&b);
 	table_free(&t);
 	free(sigs.s);
@@ -529,10 +532,13 @@ bool pass_cse(HloModule *m, PassCtx *cx)
 {
 	int n = 0;
 	PassSideCache sc = {0};
-	for (int i = 0; i < m->ncomps; i++) {
-		int k = cse_comp(m->comps[i], &sc);
+	bool oom = false;
+	for (int i = 0; i < m->ncomps && !oom; i++) {
+		int k = cse_comp(m->comps[i], &sc, &oom);
 		pass_note_rule_n(cx, "common-subexpression", k);
 		n += k;
 	}
+	if (oom) /* (the pass fails: its module is dropped) */
+		diag_error(cx->d, NULL, (SrcLoc){0, 0}, "out of memory");
 	return n > 0;
 }

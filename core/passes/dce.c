@@ -45,7 +45,8 @@ static void drop(HloInstr *ins, int *live, HloInstr **work, int *sp,
 	}
 }
 
-/* Removes dead instructions of c; returns how many. */
+/* Removes dead instructions of c; returns how many, -1 when out of
+ * memory. */
 static int dce_comp(HloComp *c, PassSideCache *sc)
 {
 	int sp = 0, removed = 0;
@@ -54,7 +55,7 @@ static int dce_comp(HloComp *c, PassSideCache *sc)
 	if (!work || !live) {
 		free(work);
 		free(live);
-		return 0;
+		return -1;
 	}
 	/* removable reads only the instruction's own count: one walk sets
 	 * it and asks (last first, so that the first is taken first) */
@@ -103,7 +104,8 @@ static void reach_visit(HloComp *c, void *ctx)
 	r->stack[r->sp++] = c;
 }
 
-/* Removes computations not reachable from the entry; returns how many. */
+/* Removes computations not reachable from the entry; returns how many,
+ * -1 when out of memory. */
 static int dce_comps(HloModule *m)
 {
 	if (!m->entry)
@@ -111,8 +113,10 @@ static int dce_comps(HloModule *m)
 	Reach r = {m, calloc((size_t)m->ncomps + 1, 1),
 		   malloc(sizeof(HloComp *) * ((size_t)m->ncomps + 1)), 0};
 	int removed = 0;
-	if (!r.live || !r.stack)
+	if (!r.live || !r.stack) {
+		removed = -1;
 		goto done;
+	}
 	reach_visit(m->entry, &r);
 	while (r.sp > 0) {
 		HloComp *c = r.stack[--r.sp];
@@ -136,12 +140,19 @@ bool pass_dce(HloModule *m, PassCtx *cx)
 {
 	int n = 0;
 	PassSideCache sc = {0};
-	for (int i = 0; i < m->ncomps; i++) {
+	bool oom = false;
+	for (int i = 0; i < m->ncomps && !oom; i++) {
 		int k = dce_comp(m->comps[i], &sc);
-		pass_note_rule_n(cx, "dead-instruction", k);
-		n += k;
+		oom = k < 0;
+		pass_note_rule_n(cx, "dead-instruction", oom ? 0 : k);
+		n += oom ? 0 : k;
 	}
-	int k = dce_comps(m);
+	int k = oom ? 0 : dce_comps(m);
+	oom |= k < 0;
+	if (oom) { /* (the pass fails: its module is dropped) */
+		diag_error(cx->d, NULL, (SrcLoc){0, 0}, "out of memory");
+		return n > 0;
+	}
 	pass_note_rule_n(cx, "dead-computation", k);
 	return n + k > 0;
 }

@@ -881,10 +881,11 @@ int fz_merged_operands(const HloInstr *p, const HloInstr *c)
 
 void fz_shape_text(char *buf, size_t cap, const Shape *s)
 {
+	char own[256]; /* (most shapes: no allocation) */
 	StrBuf b;
-	sb_init(&b);
+	sb_init_on(&b, own, sizeof own);
 	shape_print(&b, s, false);
-	snprintf(buf, cap, "%s", sb_str(&b));
+	snprintf(buf, cap, "%s", sb_text(&b));
 	sb_free(&b);
 }
 
@@ -1314,16 +1315,47 @@ static void check_pair_bytes(const HloInstr *p, const HloInstr *c,
 /* Does every one of in[0..n) (instructions of one fused computation)
  * read the result of a reduce there, directly or through others: is
  * what reads the producer the epilogue, not the reduction's input? */
+/* Whether a reduce in fc is reached from x through operands in fc,
+ * without a stack: sweeps over fc's list (in no particular order while
+ * the pass edits it) until one marks nothing new. For when there is no
+ * memory for reads_a_reduce's stack (the answer is the same). */
+static bool reaches_reduce_slowly(const HloInstr *x, const HloComp *fc,
+				  unsigned mk)
+{
+	fz_first_time(x, mk);
+	for (bool grew = true; grew;) {
+		grew = false;
+		for (int j = 0; j < fc->n; j++) {
+			const HloInstr *y = fc->instrs[j];
+			if (!y || y->parent != fc || y->mark != mk)
+				continue;
+			for (int k = 0; k < y->nops; k++) {
+				const HloInstr *o = y->ops[k];
+				if (!o || o->parent != fc)
+					continue;
+				if (o->op == HLO_REDUCE)
+					return true;
+				grew |= fz_first_time(o, mk);
+			}
+		}
+	}
+	return false;
+}
+
 static bool reads_a_reduce(const HloInstr *const *in, int n)
 {
 	if (n <= 0)
 		return false;
 	HloComp *fc = in[0]->parent;
-	HloInstr **stack = malloc(sizeof *stack * (size_t)(fc->n + 1));
-	if (!stack)
-		return false;
+	enum { SMALL = 64 };
+	HloInstr *small[SMALL];
+	HloInstr **stack =
+		fc->n < SMALL ? small
+			      : malloc(sizeof *stack * (size_t)(fc->n + 1));
 	bool all = true;
-	for (int i = 0; i < n && all; i++) {
+	for (int i = 0; i < n && all && !stack; i++)
+		all = reaches_reduce_slowly(in[i], fc, fz_fresh_mark(in[i]));
+	for (int i = 0; i < n && all && stack; i++) {
 		unsigned mk = fz_fresh_mark(in[i]);
 		int top = 0;
 		bool found = false;
@@ -1340,7 +1372,22 @@ static bool reads_a_reduce(const HloInstr *const *in, int n)
 		}
 		all = found;
 	}
-	free(stack);
+	if (stack != small)
+		free(stack);
+#if XR_ASAN
+	/* the walk without a stack must agree (it runs only when memory
+	 * is out: checked here on small computations) */
+	bool slow = true;
+	for (int i = 0; i < n && slow && fc->n < SMALL; i++)
+		slow = reaches_reduce_slowly(in[i], fc, fz_fresh_mark(in[i]));
+	if (fc->n < SMALL && slow != all) {
+		fprintf(stderr,
+			"reads_a_reduce: the walk without a stack "
+			"disagrees in %s\n",
+			fc->name);
+		abort();
+	}
+#endif
 	return all;
 }
 
@@ -3946,6 +3993,8 @@ static HloInstr *fuse_consumer(Fz *z, HloInstr *c, bool off)
 				fuse_first(z, p, c, copy, &stand);
 			else
 				fuse_into(z, p, c, at);
+			if (z->failed) /* (out of memory: the pass fails) */
+				break;
 			consumer_grew(&k, z->groups, c, p);
 			z->nfused++;
 			again = true;
@@ -4117,6 +4166,10 @@ static void to_decision(FusionDecision *out, const HloInstr *p,
 	char text[FUSION_REASON_MAX];
 	fz_text(v->fmt, v->args, v->nargs, text, sizeof text);
 	out->reason = fz_dup(text);
+	if (!out->producer || !out->consumer || !out->comp || !out->reason) {
+		/* out of memory: no string, not some */
+		fusion_decision_free(out);
+	}
 	out->pass = "fusion";
 	out->rule = v->rule;
 	out->fused = v->fused;
@@ -4125,10 +4178,12 @@ static void to_decision(FusionDecision *out, const HloInstr *p,
 
 /* The outer instruction of c's computation that holds x: x, or the
  * fusion whose computation contains it. */
-static bool runs_as_code(const HloModule *m, const HloComp *c)
+static int runs_as_code(const HloModule *m, const HloComp *c)
 {
 	HloComp **comps;
 	int n = fz_code_comps((HloModule *)m, &comps);
+	if (n < 0)
+		return -1; /* out of memory */
 	bool yes = false;
 	for (int i = 0; i < n; i++)
 		yes |= comps[i] == c;
@@ -4141,12 +4196,17 @@ void fusion_judge(const HloModule *m, const HloInstr *p, const HloInstr *c,
 {
 	Verdict v;
 	fz_verdict_clear(&v);
+	int code = p->parent == c->parent ? runs_as_code(m, c->parent) : 1;
+	if (code < 0) { /* out of memory: no strings */
+		memset(out, 0, sizeof *out);
+		return;
+	}
 	if (p->parent != c->parent) {
 		fz_say(&v, false, "different-computations",
 		       "%s is in %s and %s in %s: fusion only joins "
 		       "instructions of one computation",
 		       p->name, p->parent->name, c->name, c->parent->name);
-	} else if (!runs_as_code(m, c->parent)) {
+	} else if (!code) {
 		fz_say(&v, false, "not-fused-here",
 		       "fusion does not run in %s: it is a reducer, comparator "
 		       "or fused computation, not code of its own",
@@ -4194,11 +4254,16 @@ bool fusion_force(HloModule *m, HloInstr *p, HloInstr *c, bool fusion_off,
 		  FusionDecision *verdict, const char **made)
 {
 	fusion_judge(m, p, c, fusion_off, verdict);
-	if (p->parent != c->parent || !runs_as_code(m, c->parent) ||
-	    !fz_among(c->ops, c->nops, p) ||
-	    !strcmp(verdict->rule, "consumer-not-fusible") ||
-	    !strcmp(verdict->rule, "producer-not-fusible"))
+	if (!verdict->producer) /* out of memory */
 		return false;
+	/* not legal: what the judge found (also why not) */
+	static const char *const illegal[] = {
+		"different-computations", "not-fused-here",
+		"not-producer-consumer", "consumer-not-fusible",
+		"producer-not-fusible"};
+	for (size_t i = 0; i < sizeof illegal / sizeof *illegal; i++)
+		if (!strcmp(verdict->rule, illegal[i]))
+			return false;
 	Fz z = {.m = m, .pass = "fuse"};
 	HloInstr *f = c->op == HLO_FUSION ? c : fz_wrap(&z, c);
 	int at = 0;

@@ -117,7 +117,7 @@ const FusionGroup *fusion_log_group(const FusionLog *l, const char *name);
 /* What the fusion pass would decide now for producer p and consumer c of
  * the same computation (nothing changes). When c does not use p, the
  * rule says why the pair is never considered. out's strings are
- * malloc'd: fusion_decision_free. */
+ * malloc'd (fusion_decision_free); all NULL when memory ran out. */
 void fusion_judge(const HloModule *m, const HloInstr *p, const HloInstr *c,
 		  bool fusion_off, FusionDecision *out);
 
@@ -128,7 +128,7 @@ void fusion_judge(const HloModule *m, const HloInstr *p, const HloInstr *c,
  * fusion switched off or on (fusion_off, as 'set fusion' has it; its
  * strings malloc'd: fusion_decision_free), and *made the fusion
  * instruction p went into. False when the fusion is not legal or memory
- * ran out: verdict->reason says why. */
+ * ran out: verdict->reason says why (NULL: out of memory). */
 /* The names the fusion log gives the edge from p to c (c reads p): p's
  * value (for a fusion, the instruction computing its output) and the
  * instruction inside c that reads it. */

@@ -985,6 +985,15 @@ static bool producer_mof(Fz *z, HloInstr *p, Order *ord)
 	return false;
 }
 
+static void order_free(Order *o)
+{
+	free(o->lv);
+	free(o->seen);
+	free(o->why);
+	free(o->scan);
+	free(o->stack);
+}
+
 static void mof_comp(Fz *z, HloComp *c)
 {
 	int nfused = z->nfused;
@@ -996,6 +1005,7 @@ static void mof_comp(Fz *z, HloComp *c)
 	    (!sorted && (!hlo_comp_sort_operands_first(c) ||
 			 !order_build(&ord, z->m, c, NULL)))) {
 		z->failed = true;
+		order_free(&ord);
 		return;
 	}
 	/* Sweeps over the instructions as they stood at the sweep's start;
@@ -1066,11 +1076,7 @@ static void mof_comp(Fz *z, HloComp *c)
 	if (z->nfused > nfused)
 		fz_touch(z, c);
 	sweep_unswept(z);
-	free(ord.lv);
-	free(ord.seen);
-	free(ord.why);
-	free(ord.scan);
-	free(ord.stack);
+	order_free(&ord);
 }
 
 bool pass_multi_output_fusion(HloModule *m, PassCtx *cx)

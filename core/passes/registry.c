@@ -525,10 +525,12 @@ HloModule *pass_clone_counted(const HloModule *m, PassResult *r)
 	if (on_m && !w)
 		return NULL;
 	HloModule *c = clone_each(m, w ? cost_walk_instr : NULL, w);
+	if (!c) { /* out of memory: the walk stopped short */
+		cost_walk_drop(w);
+		return NULL;
+	}
 	int kernels = 0;
 	int64_t bytes = w ? cost_walk_end(w, (HloModule *)m, &kernels) : 0;
-	if (!c)
-		return NULL;
 	/* The signatures verify_inherit gave are current (nothing has
 	 * changed the clone yet): the verified walk keeps the bytes by
 	 * them, and the first pass's walk reuses what it did not change

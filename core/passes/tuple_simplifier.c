@@ -136,6 +136,8 @@ static int simplify_comp(HloComp *c, PassCtx *cx)
 		return done;
 	HloInstr **po;
 	int n = hlo_comp_post_order(c, &po);
+	if (n == HLO_ORDER_OOM) /* (the pass fails: its module is dropped) */
+		diag_error(cx->d, NULL, (SrcLoc){0, 0}, "out of memory");
 	if (n < 0)
 		return 0;
 	int k = 0;

@@ -506,7 +506,7 @@ static void memory_table(Session *s, const Memory *mem)
 		fprintf(s->out, "%-*s  %10s  %-9s  %-9s  %4d  %10lld  %s\n", wn,
 			nm, repl_bytes(sz, sizeof sz, b->bytes),
 			buffers_kind_name(mem->info[i].kind), range, b->slot,
-			(long long)b->offset, sb_str(&sb));
+			(long long)b->offset, sb_text(&sb));
 	}
 	sb_free(&sb);
 	if (shown < mem->ba.n)

@@ -474,10 +474,16 @@ bool cmd_fuse(Session *s, const CmdArgs *a)
 	}
 	Diag d;
 	diag_init(&d);
-	if (!verify_module(m, &d, NULL)) {
+	bool oom = false;
+	if (!verify_module_oom(m, &d, NULL, &oom)) {
 		/* A forced fusion that breaks the module is our bug. */
-		repl_error(s, "internal error: 'fuse %s %s' broke the module",
-			   na, nb);
+		if (oom)
+			repl_error(s, "out of memory verifying the fusion");
+		else
+			repl_error(s,
+				   "internal error: 'fuse %s %s' broke "
+				   "the module",
+				   na, nb);
 		repl_print_diag(s, &d);
 		diag_free(&d);
 		fusion_decision_free(&v);

@@ -62,7 +62,7 @@ static void list_instrs(Session *s, const HloComp *c, const char *pat)
 		if (ins->shape)
 			shape_print(&b, ins->shape, false);
 		fprintf(s->out, "%-*s  %-*s  %s\n", wn, ins->name, wo,
-			hlo_opcode_name(ins->op), sb_str(&b));
+			hlo_opcode_name(ins->op), sb_text(&b));
 		shown++;
 	}
 	sb_free(&b);

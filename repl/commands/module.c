@@ -74,6 +74,8 @@ bool cmd_print(Session *s, const CmdArgs *a)
 		ok = print_named(s, &b, a->argv[0], &o);
 	if (ok && b.len && b.s[b.len - 1] != '\n')
 		sb_putc(&b, '\n');
+	if (ok && b.oom)
+		ok = repl_error(s, "out of memory");
 	if (ok)
 		fwrite(sb_str(&b), 1, b.len, s->out);
 	sb_free(&b);

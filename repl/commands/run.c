@@ -90,7 +90,7 @@ static void print_array(FILE *f, const Literal *l)
 	sb_putc(&b, ' ');
 	if (l->n <= SHOW_ALL_ELEMS) {
 		literal_print(&b, l, 0);
-		fprintf(f, "%s\n", sb_str(&b));
+		fprintf(f, "%s\n", sb_text(&b));
 		sb_free(&b);
 		return;
 	}
@@ -105,7 +105,7 @@ static void print_array(FILE *f, const Literal *l)
 		literal_print_scalar(&b, l, i);
 	}
 	sb_putc(&b, '}');
-	fprintf(f, "%s\n", sb_str(&b));
+	fprintf(f, "%s\n", sb_text(&b));
 	print_stats(f, l);
 	sb_free(&b);
 }
@@ -467,6 +467,8 @@ static bool check_memory(Session *s)
 {
 	HloComp *e = s->mod->entry;
 	int64_t need = interp_estimate_bytes(s->mod);
+	if (need == INTERP_OOM)
+		return repl_error(s, "out of memory");
 	for (int i = 0; i < hlo_comp_param_count(e) && need >= 0; i++) {
 		HloInstr *p = hlo_comp_param(e, i);
 		int64_t b = p ? shape_bytes(p->shape) : -1;
@@ -530,6 +532,8 @@ static bool run_backend(Session *s, const Backend *b, int64_t iters, RunOut *r)
 		return false;
 	}
 	double *t = malloc(sizeof *t * (size_t)iters);
+	if (!t) /* (no run: the inputs made go below) */
+		repl_error(s, "out of memory");
 	Diag d;
 	diag_init(&d);
 	SigGuard g;
@@ -547,7 +551,7 @@ static bool run_backend(Session *s, const Backend *b, int64_t iters, RunOut *r)
 	sig_restore(&g);
 	if (!r->value) {
 		repl_print_diag(s, &d);
-		if (!d.errors)
+		if (!d.errors && t)
 			repl_error(s, "the run failed");
 	} else if (r->iters) {
 		qsort(t, (size_t)r->iters, sizeof *t, cmp_double);
