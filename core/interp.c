@@ -162,10 +162,11 @@ static Literal *value_new(Interp *it, const HloInstr *ins, const Shape *s)
 		return it_fail(it, ins, "out of memory");
 	l->shape = s;
 	if (s->type == DT_TUPLE) {
-		l->ntuple = s->ntuple;
+		/* (value_free walks ntuple elements: none until they are) */
 		l->tuple = calloc((size_t)s->ntuple + 1, sizeof *l->tuple);
 		if (!l->tuple)
 			goto oom;
+		l->ntuple = s->ntuple;
 		for (int i = 0; i < s->ntuple; i++)
 			if (!(l->tuple[i] = value_new(it, ins, s->tuple[i])))
 				goto fail;
@@ -179,12 +180,12 @@ static Literal *value_new(Interp *it, const HloInstr *ins, const Shape *s)
 	int64_t bytes = n * dtype_bytes(s->type);
 	if (!charge(it, ins, bytes))
 		goto fail;
-	l->n = n;
 	l->data = calloc((size_t)(bytes ? bytes : 1), 1);
 	if (!l->data) {
-		it->bytes -= bytes;
+		it->bytes -= bytes; /* (value_free uncharges n elements: 0) */
 		goto oom;
 	}
+	l->n = n;
 	return l;
 oom:
 	it_fail(it, ins, "out of memory");

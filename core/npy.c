@@ -293,13 +293,19 @@ Literal *literal_convert(Arena *a, const Literal *l, Dtype to)
 
 static void put_header(StrBuf *b, const NpyType *t, const Shape *s)
 {
+	char own[256]; /* (a header of a few dims: no allocation) */
 	StrBuf h;
-	sb_init(&h);
+	sb_init_on(&h, own, sizeof own);
 	sb_printf(&h, "{'descr': '%c%c%d', 'fortran_order': False, 'shape': (",
 		  t->size == 1 ? '|' : '<', t->kind, t->size);
 	for (int i = 0; i < s->rank; i++)
 		sb_printf(&h, "%lld,%s", (long long)s->dims[i],
 			  i + 1 < s->rank || s->rank > 1 ? " " : "");
+	if (h.oom) { /* (the text cut short: b says so) */
+		b->oom = 1;
+		sb_free(&h);
+		return;
+	}
 	if (s->rank > 1)
 		h.len -= 2, h.s[h.len] = 0; /* "(2, 3)" not "(2, 3, )" */
 	sb_puts(&h, "), }");

@@ -297,8 +297,10 @@ static bool parse_layout(P *p, Shape *s)
 		for (const char *q = st; q < p->lx.p; q++)
 			if (!isspace((unsigned char)*q))
 				sb_putc(&b, *q);
-		l->ext = arena_strdup(a, sb_str(&b));
+		l->ext = b.oom ? NULL : arena_strdup(a, sb_str(&b));
 		sb_free(&b);
+		if (!l->ext)
+			return err(p, "out of memory");
 		const char *bad = l->ext ? ext_problem(l->ext) : NULL;
 		if (bad)
 			return err_at(p, lex_loc_at(&p->lx, st),
@@ -1115,7 +1117,8 @@ static const char *normalise_raw(P *p, const char *s, const char *end)
 			sb_putc(&b, *q++);
 		}
 	}
-	const char *r = arena_strdup(&p->m->arena, sb_str(&b));
+	/* (NULL when out of memory: not the text cut short) */
+	const char *r = b.oom ? NULL : arena_strdup(&p->m->arena, sb_str(&b));
 	sb_free(&b);
 	return r;
 }
@@ -1285,6 +1288,8 @@ static bool parse_attr_value(P *p, HloInstr *ins, HloAttr *at)
 	default:
 		e = raw_value_end(p, at, e);
 		at->u.s = normalise_raw(p, s, e);
+		if (!at->u.s)
+			ok = err(p, "out of memory");
 		break;
 	}
 	while (p->lx.p < e)
@@ -1923,6 +1928,8 @@ static bool parse_header_attr(P *p)
 	at->key = A_RAW;
 	at->name = dupn(p, s, n);
 	at->u.s = normalise_raw(p, v, e);
+	if (!at->name || !at->u.s)
+		return err(p, "out of memory");
 	if (!strcmp(at->name, "entry_computation_layout")) {
 		p->layout_text = at->u.s;
 		p->layout_loc = lex_loc_at(&p->lx, v);
@@ -1967,6 +1974,10 @@ static bool parse_frame_index(P *p)
 				lex_advance(&p->lx);
 		}
 		sb_putc(&b, '\n');
+	}
+	if (b.oom) {
+		sb_free(&b);
+		return err(p, "out of memory");
 	}
 	if (b.len) {
 		b.s[--b.len] = 0; /* one blank line between sections */

@@ -213,8 +213,11 @@ bool pass_call_inliner(HloModule *m, PassCtx *cx)
 	}
 	HloComp **order;
 	int nc = hlo_module_comp_post_order(m, &order);
-	if (nc < 0)
+	if (nc < 0) { /* (a verified module's calls make no cycle) */
+		diag_error(cx->d, NULL, (SrcLoc){0, 0},
+			   "call-inliner: out of memory");
 		return false;
+	}
 	HloComp **inlined = malloc(sizeof *inlined * (size_t)(m->ncomps + 1));
 	HloInstr **map = NULL;
 	int ninl = 0, k = 0, cap = 0;

@@ -222,6 +222,10 @@ bool cmd_info(Session *s, const CmdArgs *a)
 	StrBuf b;
 	sb_init(&b);
 	info_text(&b, ins);
+	if (b.oom) {
+		sb_free(&b);
+		return repl_error(s, "out of memory");
+	}
 	fwrite(sb_str(&b), 1, b.len, s->out);
 	sb_free(&b);
 	return true;
