@@ -301,7 +301,7 @@ static bool parse_layout(P *p, Shape *s)
 		sb_free(&b);
 		if (!l->ext)
 			return err(p, "out of memory");
-		const char *bad = l->ext ? ext_problem(l->ext) : NULL;
+		const char *bad = ext_problem(l->ext);
 		if (bad)
 			return err_at(p, lex_loc_at(&p->lx, st),
 				      "bad layout extras '%s': %s", l->ext, bad);

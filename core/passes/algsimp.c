@@ -1622,7 +1622,7 @@ bool pass_algsimp(HloModule *m, PassCtx *cx)
 	HloComp **fused;
 	int nf = fusion_bodies(m, &fused);
 	if (nf < 0) {
-		diag_error(cx->d, NULL, (SrcLoc){0, 0}, "out of memory");
+		pass_out_of_memory(cx);
 		return false;
 	}
 	S s = {.cx = cx, .m = m};
@@ -1640,6 +1640,6 @@ bool pass_algsimp(HloModule *m, PassCtx *cx)
 	free(s.due);
 	free(s.touched);
 	if (s.oom)
-		diag_error(cx->d, NULL, (SrcLoc){0, 0}, "out of memory");
+		pass_out_of_memory(cx);
 	return total > 0;
 }

@@ -214,8 +214,7 @@ bool pass_call_inliner(HloModule *m, PassCtx *cx)
 	HloComp **order;
 	int nc = hlo_module_comp_post_order(m, &order);
 	if (nc < 0) { /* (a verified module's calls make no cycle) */
-		diag_error(cx->d, NULL, (SrcLoc){0, 0},
-			   "call-inliner: out of memory");
+		pass_out_of_memory(cx);
 		return false;
 	}
 	HloComp **inlined = malloc(sizeof *inlined * (size_t)(m->ncomps + 1));

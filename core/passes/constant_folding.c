@@ -183,7 +183,7 @@ static int fold_comp_instrs(HloComp *c, int64_t cap, PassCtx *cx)
 	HloInstr **po;
 	int n = hlo_comp_post_order(c, &po);
 	if (n == HLO_ORDER_OOM) /* (the pass fails: its module is dropped) */
-		diag_error(cx->d, NULL, (SrcLoc){0, 0}, "out of memory");
+		pass_out_of_memory(cx);
 	if (n < 0)
 		return 0;
 	/* each fold's constant goes where the folded instruction was, all
@@ -192,7 +192,7 @@ static int fold_comp_instrs(HloComp *c, int64_t cap, PassCtx *cx)
 	HloInstr **at = malloc(sizeof *at * (size_t)(n + 1));
 	int *start = malloc(sizeof *start * (size_t)(n + 1));
 	if (!at || !start)
-		diag_error(cx->d, NULL, (SrcLoc){0, 0}, "out of memory");
+		pass_out_of_memory(cx);
 	for (int i = 0; at && start && i < n; i++) {
 		if (po[i]->parent != c || !foldable(po[i], cap))
 			continue;
@@ -219,7 +219,7 @@ bool pass_constant_folding(HloModule *m, PassCtx *cx)
 	int nc = m->ncomps, k = 0;
 	HloComp **comps = malloc(sizeof *comps * (size_t)(nc + 1));
 	if (!comps) {
-		diag_error(cx->d, NULL, (SrcLoc){0, 0}, "out of memory");
+		pass_out_of_memory(cx);
 		return false;
 	}
 	memcpy(comps, m->comps, sizeof *comps * (size_t)nc);

@@ -539,6 +539,6 @@ bool pass_cse(HloModule *m, PassCtx *cx)
 		n += k;
 	}
 	if (oom) /* (the pass fails: its module is dropped) */
-		diag_error(cx->d, NULL, (SrcLoc){0, 0}, "out of memory");
+		pass_out_of_memory(cx);
 	return n > 0;
 }

@@ -140,17 +140,16 @@ bool pass_dce(HloModule *m, PassCtx *cx)
 {
 	int n = 0;
 	PassSideCache sc = {0};
-	bool oom = false;
-	for (int i = 0; i < m->ncomps && !oom; i++) {
-		int k = dce_comp(m->comps[i], &sc);
-		oom = k < 0;
-		pass_note_rule_n(cx, "dead-instruction", oom ? 0 : k);
-		n += oom ? 0 : k;
+	int k = 0;
+	for (int i = 0; i < m->ncomps && k >= 0; i++) {
+		k = dce_comp(m->comps[i], &sc);
+		pass_note_rule_n(cx, "dead-instruction", k);
+		n += k > 0 ? k : 0;
 	}
-	int k = oom ? 0 : dce_comps(m);
-	oom |= k < 0;
-	if (oom) { /* (the pass fails: its module is dropped) */
-		diag_error(cx->d, NULL, (SrcLoc){0, 0}, "out of memory");
+	if (k >= 0)
+		k = dce_comps(m);
+	if (k < 0) { /* (the pass fails: its module is dropped) */
+		pass_out_of_memory(cx);
 		return n > 0;
 	}
 	pass_note_rule_n(cx, "dead-computation", k);

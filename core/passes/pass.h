@@ -54,6 +54,9 @@ const Pass *pass_find(const char *name);
 void pass_note_rule(PassCtx *cx, const char *rule);
 /* pass_note_rule(cx, rule) n times over (n <= 0: none), in one look-up. */
 void pass_note_rule_n(PassCtx *cx, const char *rule, int n);
+/* Reports that the pass ran out of memory: it fails, and pass_run drops
+ * what it made. */
+void pass_out_of_memory(PassCtx *cx);
 
 typedef struct PassResult PassResult;
 struct PassResult {

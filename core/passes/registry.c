@@ -53,6 +53,11 @@ void pass_note_rule(PassCtx *cx, const char *rule)
 	pass_note_rule_n(cx, rule, 1);
 }
 
+void pass_out_of_memory(PassCtx *cx)
+{
+	diag_error(cx->d, NULL, (SrcLoc){0, 0}, "out of memory");
+}
+
 void pass_note_rule_n(PassCtx *cx, const char *rule, int n)
 {
 	if (n <= 0)

@@ -137,7 +137,7 @@ static int simplify_comp(HloComp *c, PassCtx *cx)
 	HloInstr **po;
 	int n = hlo_comp_post_order(c, &po);
 	if (n == HLO_ORDER_OOM) /* (the pass fails: its module is dropped) */
-		diag_error(cx->d, NULL, (SrcLoc){0, 0}, "out of memory");
+		pass_out_of_memory(cx);
 	if (n < 0)
 		return 0;
 	int k = 0;
