@@ -44,6 +44,7 @@ struct Interp {
 	int depth;
 	unsigned long polls;
 	bool failed;
+	bool oom; /* the failure: out of memory (InterpStats.oom) */
 	Frame *frames;
 	Frame *cache[MAX_DEPTH]; /* last frame used at each depth */
 };
@@ -64,6 +65,8 @@ Literal *it_fail(Interp *it, const HloInstr *ins, const char *fmt, ...)
 	if (it->failed)
 		return NULL;
 	it->failed = true;
+	/* every such report starts with these words */
+	it->oom = !strncmp(fmt, "out of memory", 13);
 	char msg[768];
 	va_list ap;
 	va_start(ap, fmt);
@@ -772,6 +775,7 @@ Literal *interp_run_comp(const HloComp *c, Literal *const *args, int nargs,
 	if (stats) {
 		stats->peak_bytes = it.peak;
 		stats->instrs = it.instrs;
+		stats->oom = it.oom;
 	}
 	frames_free(&it);
 	arena_free(&it.arena);

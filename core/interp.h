@@ -22,6 +22,8 @@ typedef struct InterpStats {
 	int64_t peak_bytes;      /* largest total of live buffers */
 	int64_t estimate_bytes;  /* what interp_estimate_bytes said */
 	int64_t instrs;          /* instructions evaluated, calls included */
+	bool oom;                /* it failed for want of memory (not a
+				    limit: InterpOpts.max_memory) */
 } InterpStats;
 
 /* Runs m's entry computation on args (one per parameter, in parameter

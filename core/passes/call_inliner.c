@@ -241,8 +241,8 @@ bool pass_call_inliner(HloModule *m, PassCtx *cx)
 			k++;
 		}
 		/* each call's copies where the call was, all at once */
-		if (j > 0)
-			pass_place_blocks(c, base, calls, start, j);
+		if (j > 0 && !pass_place_blocks(c, base, calls, start, j))
+			failed = true;
 		pass_compact(c);
 		free(start);
 		free(calls);
@@ -268,7 +268,6 @@ bool pass_call_inliner(HloModule *m, PassCtx *cx)
 	free(inlined);
 	free(map);
 	if (failed)
-		diag_error(cx->d, NULL, (SrcLoc){0, 0},
-			   "call-inliner: out of memory");
+		pass_out_of_memory(cx);
 	return k > 0;
 }

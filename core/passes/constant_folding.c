@@ -14,7 +14,9 @@
  * temporary computation of the module (parameters for its operands), run
  * there with interp_run_comp, and replaced by a new constant holding
  * the result; the temporary computation is removed again. An evaluation
- * that fails leaves the instruction as it was.
+ * that fails leaves the instruction as it was; one that runs out of
+ * memory fails the pass (pass_out_of_memory), as any allocation in it
+ * does.
  * Requires: a verified module.
  * Invalidates: instruction positions; computation list (temporarily). */
 #include <stdio.h>
@@ -100,23 +102,32 @@ static HloComp *fold_comp(HloModule *m, const HloInstr *ins)
 	return t;
 }
 
-/* The value of ins, in m's arena, or NULL when it cannot be evaluated. */
-static Literal *evaluate(HloModule *m, const HloInstr *ins)
+/* The value of ins, in m's arena, or NULL when it cannot be evaluated
+ * (the interpreter's limits, an error in it) or memory ran out (*oom:
+ * then the pass fails, instead of leaving ins as if it could not be
+ * folded). */
+static Literal *evaluate(HloModule *m, const HloInstr *ins, bool *oom)
 {
 	HloComp *t = fold_comp(m, ins);
+	*oom = !t || !t->root; /* (fold_comp fails only so) */
 	if (!t)
 		return NULL;
 	Literal *res = NULL;
+	Literal **args = NULL;
 	if (t->root) {
-		Literal **args = malloc(sizeof *args * (size_t)(ins->nops + 1));
-		for (int i = 0; args && i < ins->nops; i++)
+		args = malloc(sizeof *args * (size_t)(ins->nops + 1));
+		*oom = !args;
+	}
+	if (args) {
+		for (int i = 0; i < ins->nops; i++)
 			args[i] = ins->ops[i]->literal;
 		InterpOpts o = {(int64_t)1 << 30, NULL};
+		InterpStats st = {0};
 		Diag d;
 		diag_init(&d);
-		if (args)
-			res = interp_run_comp(t, args, ins->nops, &m->arena, &o,
-					      &d, NULL);
+		res = interp_run_comp(t, args, ins->nops, &m->arena, &o, &d,
+				      &st);
+		*oom = !res && st.oom;
 		diag_free(&d);
 		free(args);
 	}
@@ -124,19 +135,23 @@ static Literal *evaluate(HloModule *m, const HloInstr *ins)
 	return res;
 }
 
-static bool fold(HloInstr *ins)
+/* Folds ins into a constant. False when it cannot be folded; *oom then
+ * says whether memory ran out. */
+static bool fold(HloInstr *ins, bool *oom)
 {
 	HloComp *c = ins->parent;
 	HloModule *m = c->module;
-	Literal *v = evaluate(m, ins);
+	Literal *v = evaluate(m, ins, oom);
 	if (!v || v->ntuple || v->n != shape_elements(ins->shape))
 		return false;
 	Shape *s = shape_clone(&m->arena, ins->shape);
 	HloInstr *k =
 		s ? hlo_instr_new_unique(c, HLO_CONSTANT, s, "constant", 0, NULL)
 		  : NULL;
-	if (!k)
+	if (!k) {
+		*oom = true;
 		return false;
+	}
 	v->shape = s;
 	k->literal = v;
 	k->shape_given = true;
@@ -193,19 +208,22 @@ static int fold_comp_instrs(HloComp *c, int64_t cap, PassCtx *cx)
 	int *start = malloc(sizeof *start * (size_t)(n + 1));
 	if (!at || !start)
 		pass_out_of_memory(cx);
-	for (int i = 0; at && start && i < n; i++) {
+	bool oom = false;
+	for (int i = 0; at && start && !oom && i < n; i++) {
 		if (po[i]->parent != c || !foldable(po[i], cap))
 			continue;
 		int first = c->n;
-		if (!fold(po[i]))
+		if (!fold(po[i], &oom))
 			continue;
 		at[k] = po[i];
 		start[k] = first;
 		pass_note_rule(cx, "fold");
 		k++;
 	}
-	if (k)
-		pass_place_blocks(c, base, at, start, k);
+	if (k && !oom)
+		oom = !pass_place_blocks(c, base, at, start, k);
+	if (oom) /* (the pass fails: its module is dropped) */
+		pass_out_of_memory(cx);
 	free(at);
 	free(start);
 	free(po);

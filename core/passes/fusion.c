@@ -4105,9 +4105,8 @@ bool fz_finish(Fz *z, PassCtx *cx, HloComp **comps, int nc)
 	free(z->touched);
 	fz_index_free(&z->touched_ix);
 	free(comps);
-	if (z->failed)
-		diag_error(cx->d, NULL, (SrcLoc){0, 0}, "%s: out of memory",
-			   z->pass);
+	if (z->failed) /* (each failure is for want of memory) */
+		pass_out_of_memory(cx);
 	return z->nfused > 0;
 }
 

@@ -33,6 +33,7 @@ typedef struct PassCtx {
 	 * (a pipeline's previous step), or NULL: its after-counts are the
 	 * module's, so they are not counted again. */
 	const struct PassResult *prev;
+	bool oom; /* set by pass_out_of_memory: the failure is that */
 	int nrules;
 	struct {
 		const char *rule; /* static string */
@@ -54,8 +55,9 @@ const Pass *pass_find(const char *name);
 void pass_note_rule(PassCtx *cx, const char *rule);
 /* pass_note_rule(cx, rule) n times over (n <= 0: none), in one look-up. */
 void pass_note_rule_n(PassCtx *cx, const char *rule, int n);
-/* Reports that the pass ran out of memory: it fails, and pass_run drops
- * what it made. */
+/* Reports that the pass ran out of memory: it fails, pass_run says so
+ * ("pass 'cse' ran out of memory", no "internal error": nothing is
+ * wrong with the pass) and the caller drops what it made. */
 void pass_out_of_memory(PassCtx *cx);
 
 typedef struct PassResult PassResult;

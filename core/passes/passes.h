@@ -22,7 +22,8 @@ bool pass_constant_folding(HloModule *m, PassCtx *cx);
  * c->instrs[0 .. base); blocks of one anchor keep their order, and a
  * block whose anchor is not there stays at the end. One walk over c for
  * all of them (a move per block costs O(c->n) each). False on out of
- * memory, the order then unchanged (it is cosmetic). */
+ * memory, the order then unchanged: the printed text would read
+ * otherwise, so the pass fails (pass_out_of_memory). */
 bool pass_place_blocks(HloComp *c, int base, HloInstr *const *anchor,
 		       const int *start, int nb);
 

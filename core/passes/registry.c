@@ -56,6 +56,7 @@ void pass_note_rule(PassCtx *cx, const char *rule)
 void pass_out_of_memory(PassCtx *cx)
 {
 	diag_error(cx->d, NULL, (SrcLoc){0, 0}, "out of memory");
+	cx->oom = true;
 }
 
 void pass_note_rule_n(PassCtx *cx, const char *rule, int n)
@@ -153,8 +154,16 @@ bool pass_place_blocks(HloComp *c, int base, HloInstr *const *anchor,
 	if (nb <= 0)
 		return true;
 	for (int k = 0; k < nb; k++)
-		if (start[k] < (k ? start[k - 1] : base) || start[k] > c->n)
-			return false;
+		if (start[k] < (k ? start[k - 1] : base) || start[k] > c->n) {
+#if XR_ASAN
+			fprintf(stderr,
+				"pass_place_blocks: block %d of '%s' "
+				"is not as described\n",
+				k, c->name);
+			abort();
+#endif
+			return true; /* (a caller's error: left as it is) */
+		}
 	int cap = 16;
 	while (cap < 2 * nb)
 		cap *= 2;
@@ -839,6 +848,7 @@ bool pass_run(HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
 	Diag pd, *saved = cx->d;
 	diag_init(&pd);
 	cx->d = &pd;
+	cx->oom = false;
 	double t0 = now_ms();
 	bool changed = p->run(m, cx);
 	r->ms = now_ms() - t0;
@@ -857,7 +867,10 @@ bool pass_run(HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
 	 * Sanitizer builds (the tests, the fuzzers) verify it all the same
 	 * and stop when the walk finds an instruction it changed. */
 	bool verify = changed || !same_outline || XR_ASAN;
-	if (pd.errors) {
+	if (pd.errors && cx->oom) {
+		report(cx, "pass '%s' ran out of memory%s", p->name, "");
+		ok = false;
+	} else if (pd.errors) {
 		first_message(&pd, msg, sizeof msg);
 		report(cx, "internal error: pass '%s' failed: %s", p->name,
 		       msg);

@@ -146,6 +146,15 @@ static bool failing(HloModule *m, PassCtx *cx)
 	return false;
 }
 
+/* A pass that runs out of memory half way: it changes the module, then
+ * reports it. */
+static bool starving(HloModule *m, PassCtx *cx)
+{
+	corrupt(m, cx);
+	pass_out_of_memory(cx);
+	return true;
+}
+
 static void test_rollback(void **state)
 {
 	(void)state;
@@ -175,6 +184,23 @@ static void test_rollback(void **state)
 	assert_null(r.m);
 	check_error(diag_text(&d), "internal error: pass 'fails' failed: "
 				   "cannot do it");
+	/* out of memory is no internal error, and the module stays */
+	diag_clear(&d);
+	Pass starves = {"starves", "runs out of memory", starving};
+	assert_false(pass_apply(m, &starves, &cx, &r));
+	assert_null(r.m);
+	assert_true(cx.oom);
+	assert_int_equal(d.errors, 1);
+	check_error(diag_text(&d), "error: pass 'starves' ran out of memory\n");
+	assert_null(strstr(diag_text(&d), "internal"));
+	sb_clear(&after);
+	print_module(&after, m, &print_opts_default);
+	assert_string_equal(sb_str(&before), sb_str(&after));
+	/* and a failure after it is not taken for one */
+	diag_clear(&d);
+	assert_false(pass_apply(m, &fails, &cx, &r));
+	assert_false(cx.oom);
+	check_error(diag_text(&d), "internal error: pass 'fails' failed: ");
 	diag_free(&d);
 	sb_free(&before);
 	sb_free(&after);
