@@ -868,7 +868,7 @@ bool pass_run(HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
 	 * and stop when the walk finds an instruction it changed. */
 	bool verify = changed || !same_outline || XR_ASAN;
 	if (pd.errors && cx->oom) {
-		report(cx, "pass '%s' ran out of memory%s", p->name, "");
+		report(cx, "pass '%s' %s", p->name, "ran out of memory");
 		ok = false;
 	} else if (pd.errors) {
 		first_message(&pd, msg, sizeof msg);
