@@ -12,6 +12,8 @@
  * is kept. Callees that nobody calls any more are removed. A
  * fusion inlined at several sites gets a copy of its fused computation
  * at each site after the first, and a name no other fusion has.
+ * The same walk takes fusions apart for defuser.c (pass_inline_all:
+ * the instructions of one opcode, each replaced by what it runs).
  * Requires: a verified module (no recursion: HLO has none).
  * Invalidates: computation list, instruction positions and ids. */
 #include <stdlib.h>
@@ -148,17 +150,27 @@ static bool tuple_params_match(const HloInstr *call, const HloComp *callee)
 	return true;
 }
 
-/* The calls of c, collected before any is inlined. */
-static int collect_calls(HloComp *c, HloInstr ***out)
+/* The computation an instruction of opcode op runs in its place: a
+ * call's to_apply, a fusion's calls. */
+static AttrKey callee_key(HloOpcode op)
+{
+	return op == HLO_FUSION ? A_CALLS : A_TO_APPLY;
+}
+
+/* The instructions of opcode op in c (calls or fusions), collected
+ * before any is inlined. */
+static int collect_calls(HloComp *c, HloInstr ***out, HloOpcode op)
 {
 	int k = 0;
 	*out = malloc(sizeof **out * (size_t)(c->n + 1));
 	for (int j = 0; *out && j < c->n; j++) {
 		HloInstr *ins = c->instrs[j];
-		HloComp *callee = hlo_attr_comp(ins, A_TO_APPLY);
+		if (ins->op != op)
+			continue;
+		HloComp *callee = hlo_attr_comp(ins, callee_key(op));
 		/* a tuple laid out otherwise than its call: kept (a copy
 		 * would only change the outer tuple) */
-		if (ins->op == HLO_CALL && callee && callee->root &&
+		if (callee && callee->root &&
 		    (shape_is_array(ins->shape) ||
 		     shape_equal(callee->root->shape, ins->shape)) &&
 		    tuple_params_match(ins, callee))
@@ -188,24 +200,24 @@ static void remember(HloComp **list, int *n, HloComp *c)
 	list[(*n)++] = c;
 }
 
-/* Does some computation of m hold a call? Without one the pass inlines
- * nothing (collect_calls takes only calls): then it needs no order of
- * the computations, whose walk looks at every instruction's
- * attributes. */
-static bool has_call(const HloModule *m)
+/* Does some computation of m hold an instruction of opcode op? Without
+ * one the pass inlines nothing (collect_calls takes only those): then
+ * it needs no order of the computations, whose walk looks at every
+ * instruction's attributes. */
+static bool has_op(const HloModule *m, HloOpcode op)
 {
 	for (int i = 0; i < m->ncomps; i++) {
 		const HloComp *c = m->comps[i];
 		for (int j = 0; j < c->n; j++)
-			if (c->instrs[j]->op == HLO_CALL)
+			if (c->instrs[j]->op == op)
 				return true;
 	}
 	return false;
 }
 
-bool pass_call_inliner(HloModule *m, PassCtx *cx)
+bool pass_inline_all(HloModule *m, PassCtx *cx, HloOpcode op)
 {
-	if (!has_call(m)) {
+	if (!has_op(m, op)) {
 		/* what the walk below leaves when there is nothing to inline */
 		for (int i = 0; i < m->ncomps; i++)
 			pass_compact(m->comps[i]);
@@ -224,19 +236,21 @@ bool pass_call_inliner(HloModule *m, PassCtx *cx)
 	for (int ci = 0; ci < nc && !failed; ci++) {
 		HloComp *c = order[ci];
 		HloInstr **calls;
-		int ncalls = collect_calls(c, &calls), base = c->n;
+		int ncalls = collect_calls(c, &calls, op), base = c->n;
 		int *start = ncalls > 0 ? malloc(sizeof *start * (size_t)ncalls)
 					: NULL;
 		failed = ncalls < 0 || (ncalls > 0 && !start);
 		int j = 0;
 		for (; j < ncalls && !failed; j++) {
-			HloComp *callee = hlo_attr_comp(calls[j], A_TO_APPLY);
+			HloComp *callee =
+				hlo_attr_comp(calls[j], callee_key(op));
 			start[j] = c->n;
 			failed = !grow_map(&map, &cap, m->next_id + 1) ||
 				 !inline_call(calls[j], callee, map);
 			if (failed)
 				break;
-			pass_note_rule(cx, "inline-call");
+			pass_note_rule(cx, op == HLO_FUSION ? "defuse"
+							    : "inline-call");
 			remember(inlined, &ninl, callee);
 			k++;
 		}
@@ -270,4 +284,9 @@ bool pass_call_inliner(HloModule *m, PassCtx *cx)
 	if (failed)
 		pass_out_of_memory(cx);
 	return k > 0;
+}
+
+bool pass_call_inliner(HloModule *m, PassCtx *cx)
+{
+	return pass_inline_all(m, cx, HLO_CALL);
 }

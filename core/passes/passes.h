@@ -14,6 +14,14 @@ bool pass_cse(HloModule *m, PassCtx *cx);
 bool pass_tuple_simplifier(HloModule *m, PassCtx *cx);
 bool pass_call_inliner(HloModule *m, PassCtx *cx);
 bool pass_constant_folding(HloModule *m, PassCtx *cx);
+bool pass_defuser(HloModule *m, PassCtx *cx);
+
+/* Replaces every instruction of opcode op (HLO_CALL: its to_apply;
+ * HLO_FUSION: its fused computation) by a copy of what it runs, in
+ * callee-before-caller order, and removes the computations nobody calls
+ * any more (call_inliner.c: call-inliner and defuser). Returns
+ * "changed"; out of memory is reported through cx. */
+bool pass_inline_all(HloModule *m, PassCtx *cx, HloOpcode op);
 
 /* Moves blocks of instructions appended to c to the program positions
  * of anchors, so that printed text reads definitions before uses: block

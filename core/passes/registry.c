@@ -22,6 +22,8 @@ static const Pass passes[] = {
 	{"cse", "merge identical instructions (common subexpressions)",
 	 pass_cse},
 	{"dce", "remove dead instructions and uncalled computations", pass_dce},
+	{"defuser", "take every fusion apart into the instructions it fused "
+		    "(XLA's Defuser)", pass_defuser},
 	{"fusion", "producer/consumer fusion into kLoop, kInput and kOutput "
 		   "kernels, with a decision log", pass_fusion},
 	{"multi-output-fusion", "fuse siblings that read the same operands "

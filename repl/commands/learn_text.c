@@ -658,6 +658,15 @@ static const Topic topics[] = {
 	 "one can make its operands dead; then removes computations no longer\n"
 	 "called from the entry. The other passes remove what their own\n"
 	 "rewrites leave unused; what was dead before they ran stays for dce.\n"},
+	{"defuser", TOPIC_PASS,
+	 "Takes every fusion apart, as XLA's Defuser does: each fusion\n"
+	 "instruction is replaced by a copy of its fused computation's\n"
+	 "instructions, wired to the fusion's operands, and the fused\n"
+	 "computations go. A multi-output fusion leaves a tuple that\n"
+	 "tuple-simplifier folds. Use it on a dump XLA already optimised: `pass\n"
+	 "defuser` shows the graph before XLA's fusion, `pipeline` fuses it again,\n"
+	 "and `stats` before and after compare XLA's kernel count with this\n"
+	 "tool's; `why A B` then explains any pair.\n"},
 	{"fusion", TOPIC_PASS,
 	 "Producer/consumer fusion, XLA style: walking consumers before producers,\n"
 	 "it merges a producer into its consumer when that is legal and saves\n"
