@@ -89,6 +89,23 @@ bool shape_same_dims(const Shape *a, const Shape *b)
 	return true;
 }
 
+bool shape_same_dims_but_ones(const Shape *a, const Shape *b)
+{
+	if (!shape_is_static_array(a) || !shape_is_static_array(b))
+		return false;
+	int i = 0, k = 0;
+	for (;;) {
+		while (i < a->rank && a->dims[i] == 1)
+			i++;
+		while (k < b->rank && b->dims[k] == 1)
+			k++;
+		if (i == a->rank || k == b->rank)
+			return i == a->rank && k == b->rank;
+		if (a->dims[i++] != b->dims[k++])
+			return false;
+	}
+}
+
 static bool unbounded(const Shape *s, int i)
 {
 	return s->dims[i] < 0 || (s->dyn && s->dyn[i] == DIM_UNBOUNDED);

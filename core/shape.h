@@ -57,6 +57,10 @@ bool shape_compatible(const Shape *a, const Shape *b);
 bool shape_matches(const Shape *a, const Shape *b);
 /* Same dims, any element type. */
 bool shape_same_dims(const Shape *a, const Shape *b);
+/* Static arrays whose dims are the same once the size-1 ones are left
+ * out (f32[1,4096,1] and f32[4096]), any element type: a reshape
+ * between them moves no element. */
+bool shape_same_dims_but_ones(const Shape *a, const Shape *b);
 /* Exact equality including layouts (a NULL layout equals the default). */
 bool shape_equal(const Shape *a, const Shape *b);
 bool shape_is_tuple(const Shape *s);

@@ -10,7 +10,9 @@
  * consumer's fusion instruction (`fusion(...), kind=kLoop,
  * calls=%fused_computation`): kLoop for elementwise and data-movement
  * ops, kInput when a reduce is the hero (its producers fused into its
- * input, an elementwise epilogue of the same shape into its output),
+ * input, an elementwise epilogue of the same shape into its output;
+ * a reshape that only adds or drops size-1 dimensions counts as part of
+ * an epilogue),
  * kOutput when a dot or convolution is the hero (only an elementwise
  * epilogue). A cheap producer with other users is duplicated when that
  * costs no extra reads of large arrays; an expensive one never is.
@@ -68,8 +70,8 @@ enum {
 static const FusionRule rules[] = {
 	[R_FUSED_LOOP] = {"fused-loop", "an elementwise or data-movement producer joins its consumer's loop (kLoop)"},
 	[R_FUSED_INTO_REDUCE] = {"fused-into-reduce", "a producer joins the input of a reduction (kInput)"},
-	[R_REDUCE_EPILOGUE] = {"reduce-epilogue", "an elementwise op of the reduction's result shape joins it as an epilogue (kInput)"},
-	[R_DOT_EPILOGUE] = {"dot-epilogue", "an elementwise op of the dot/convolution's result shape joins it as an epilogue (kOutput)"},
+	[R_REDUCE_EPILOGUE] = {"reduce-epilogue", "an elementwise op of the reduction's result shape (or a reshape adding or dropping size-1 dimensions) joins it as an epilogue (kInput)"},
+	[R_DOT_EPILOGUE] = {"dot-epilogue", "an elementwise op of the dot/convolution's result shape (or a reshape adding or dropping size-1 dimensions) joins it as an epilogue (kOutput)"},
 	[R_FUSED_DUPLICATED] = {"fused-duplicated", "a cheap producer is copied into this consumer; its other users keep it"},
 	[R_SIBLING] = {"sibling", "two kernels that read the same array become one multi-output kernel that reads it once"},
 	[R_PRODUCER_CONSUMER_MULTI_OUTPUT] = {"producer-consumer-multi-output", "a producer with several users joins one consumer and stays an extra output for the others"},
@@ -80,7 +82,7 @@ static const FusionRule rules[] = {
 	[R_INTO_LIBRARY_CALL] = {"into-library-call", "a dot/convolution's operands are not fused: it runs as a library call that reads its operands from memory"},
 	[R_BOTH_REDUCE] = {"both-reduce", "both the producer and the consumer contain a reduce"},
 	[R_BOTH_HERO] = {"both-hero", "both the producer and the consumer contain a dot, convolution or reduce"},
-	[R_NOT_AN_EPILOGUE] = {"not-an-epilogue", "fusing into the output of a reduce/dot needs an elementwise consumer of the same shape; otherwise it would create a loop fusion that recomputes the hero"},
+	[R_NOT_AN_EPILOGUE] = {"not-an-epilogue", "fusing into the output of a reduce/dot needs an elementwise consumer of the same shape (size-1 dimensions aside); otherwise it would create a loop fusion that recomputes the hero"},
 	[R_EXPENSIVE_DUPLICATED] = {"expensive-duplicated", "the producer is expensive and would be duplicated into several kernels"},
 	[R_DUPLICATION_COSTS_BYTES] = {"duplication-costs-bytes", "the producer has users outside the fusion and duplicating it reads more bytes than it saves"},
 	[R_TOO_MANY_OPERANDS] = {"too-many-operands", "the fusion would exceed the operand budget"},
@@ -391,6 +393,16 @@ static bool expensive(const HloInstr *x, unsigned fl)
 	}
 }
 
+/* A reshape or bitcast that only adds or drops size-1 dimensions of
+ * its operand (same element type). */
+static bool degenerate_reshape(const HloInstr *x)
+{
+	return (x->op == HLO_RESHAPE || x->op == HLO_BITCAST) && x->nops == 1 &&
+	       x->ops[0] && x->ops[0]->shape &&
+	       x->ops[0]->shape->type == x->shape->type &&
+	       shape_same_dims_but_ones(x->ops[0]->shape, x->shape);
+}
+
 static void scan_one(const HloInstr *x, Group *g)
 {
 	if (x->op == HLO_PARAMETER) {
@@ -410,10 +422,14 @@ static void scan_one(const HloInstr *x, Group *g)
 	if (!g->costly && expensive(x, fl))
 		g->costly = hlo_opcode_name(x->op);
 	/* an iota or a broadcast reads no array of the loop's shape: part
-	 * of an elementwise epilogue as much as a scalar constant */
-	if (g->elementwise && !(fl & XF_EW) &&
-	    x->op != HLO_BROADCAST && x->op != HLO_IOTA &&
-	    !(x->op == HLO_CONSTANT && shape_elements(x->shape) == 1)) {
+	 * of an elementwise epilogue as much as a scalar constant; so is a
+	 * reshape or bitcast that only adds or drops size-1 dimensions
+	 * (JAX's keepdims: f32[1,4096] -> f32[1,4096,1]), which moves no
+	 * element */
+	if (g->elementwise && !(fl & XF_EW) && x->op != HLO_BROADCAST &&
+	    x->op != HLO_IOTA &&
+	    !(x->op == HLO_CONSTANT && shape_elements(x->shape) == 1) &&
+	    !degenerate_reshape(x)) {
 		g->elementwise = false;
 		g->not_ew = hlo_opcode_name(x->op);
 	}
@@ -1509,7 +1525,8 @@ decide(GroupCache *gcache, const HloInstr *p, Consumer *k, int at,
 	 * more reader outside */
 	bool root = p->parent && p->parent->root == p;
 	int others = p->nusers - 1 + root;
-	if ((gp->nreduce || gp->ndot) && !shape_same_dims(p->shape, c->shape)) {
+	if ((gp->nreduce || gp->ndot) &&
+	    !shape_same_dims_but_ones(p->shape, c->shape)) {
 		fz_shape_text(b1, sizeof b1, c->shape);
 		fz_shape_text(b2, sizeof b2, p->shape);
 		return say(
@@ -3970,7 +3987,10 @@ static HloInstr *fuse_consumer(Fz *z, HloInstr *c, bool off)
 					     !strncmp(c->name, LAYOUT_COPY,
 						      sizeof LAYOUT_COPY - 1);
 				/* (made once: c wraps once) */
+				/* (p's shape: what reads it, a reshape
+				 * say, is scanned with it: scan_one) */
 				stand = (HloInstr){.op = HLO_PARAMETER,
+						   .shape = p->shape,
 						   .name = FZ_UNNAMED};
 				c = plain ? fz_wrap(z, c)
 					  : wrap(z, c, p, &stand, &copy, &at);
