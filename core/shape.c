@@ -106,6 +106,41 @@ bool shape_same_dims_but_ones(const Shape *a, const Shape *b)
 	}
 }
 
+/* The next dim of s other than size 1 from the major end in memory,
+ * after place *at (start *at at the shape's rank), as its place among
+ * those dims in logical order; -1 past the last. */
+static int next_major(const Shape *s, int *at)
+{
+	const Layout *l = s->layout;
+	while (*at > 0) {
+		--*at;
+		int d = l && l->n == s->rank ? l->minor_to_major[*at]
+					     : s->rank - 1 - *at;
+		if (d < 0 || d >= s->rank || s->dims[d] == 1)
+			continue;
+		int k = 0;
+		for (int j = 0; j < d; j++)
+			k += s->dims[j] != 1;
+		return k;
+	}
+	return -1;
+}
+
+bool shape_same_order_but_ones(const Shape *a, const Shape *b)
+{
+	if (!shape_same_dims_but_ones(a, b) || (a->layout && a->layout->ext) ||
+	    (b->layout && b->layout->ext))
+		return false;
+	int i = a->rank, k = b->rank;
+	for (;;) {
+		int x = next_major(a, &i), y = next_major(b, &k);
+		if (x != y)
+			return false;
+		if (x < 0)
+			return true;
+	}
+}
+
 static bool unbounded(const Shape *s, int i)
 {
 	return s->dims[i] < 0 || (s->dyn && s->dyn[i] == DIM_UNBOUNDED);

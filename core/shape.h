@@ -61,6 +61,10 @@ bool shape_same_dims(const Shape *a, const Shape *b);
  * out (f32[1,4096,1] and f32[4096]), any element type: a reshape
  * between them moves no element. */
 bool shape_same_dims_but_ones(const Shape *a, const Shape *b);
+/* shape_same_dims_but_ones, and their layouts order those dims the
+ * same way in memory (no tiling): a bitcast between them maps each
+ * element to the one of the same index. */
+bool shape_same_order_but_ones(const Shape *a, const Shape *b);
 /* Exact equality including layouts (a NULL layout equals the default). */
 bool shape_equal(const Shape *a, const Shape *b);
 bool shape_is_tuple(const Shape *s);

@@ -786,7 +786,7 @@ static Cost called_sum(Memo *mo, const HloInstr *ins, MemoKind k)
 static bool reads_part(HloOpcode op)
 {
 	return op == HLO_SLICE || op == HLO_DYNAMIC_SLICE || op == HLO_GATHER ||
-	       op == HLO_DYNAMIC_UPDATE_SLICE;
+	       op == HLO_DYNAMIC_UPDATE_SLICE || op == HLO_SCATTER;
 }
 
 /* sliced_bytes' answer when it is not -1 at once. */
@@ -794,11 +794,18 @@ static __attribute__((noinline)) int64_t sliced_bytes_slow(const HloInstr *p)
 {
 	if (p == p->parent->root)
 		return -1;
-	/* updated in place by the root: not read (as XLA counts it) */
+	/* updated in place by the root: not read (as XLA counts it); of a
+	 * scatter's, the region its updates cover (cost_operand_bytes) */
 	const HloInstr *r = p->parent->root;
 	if (p->nusers == 1 && p->users[0] == r &&
 	    r->op == HLO_DYNAMIC_UPDATE_SLICE && r->ops[0] == p)
 		return 0;
+	if (p->nusers == 1 && p->users[0] == r && r->op == HLO_SCATTER) {
+		int n = (r->nops - 1) / 2;
+		for (int i = 0; i < n; i++)
+			if (r->ops[i] == p)
+				return nbytes(r->ops[n + 1 + i]->shape);
+	}
 	int64_t sum = 0;
 	for (int i = 0; i < p->nusers; i++) {
 		const HloInstr *u = p->users[i];
@@ -867,22 +874,35 @@ int64_t cost_operand_bytes(const HloInstr *ins, int i)
 	}
 }
 
-/* A fusion (fc its fused computation, or NULL) whose root updates one
- * of its parameters in place (a dynamic-update-slice of a parameter read
- * nowhere else): that root. */
+/* Is p a parameter of fc read nowhere else but by its root? */
+static inline bool root_only(const HloComp *fc, const HloInstr *p)
+{
+	return p && p->op == HLO_PARAMETER && p->parent == fc && p->nusers == 1;
+}
+
+/* A fusion (fc its fused computation, or NULL) whose root updates its
+ * parameters in place (a dynamic-update-slice of a parameter read
+ * nowhere else, or a scatter of such ones): that root. */
 static inline const HloInstr *in_place_root(const HloComp *fc)
 {
 	const HloInstr *r = fc ? fc->root : NULL;
-	if (!r || r->op != HLO_DYNAMIC_UPDATE_SLICE || r->nops < 2)
+	if (r && r->op == HLO_DYNAMIC_UPDATE_SLICE && r->nops >= 2)
+		return root_only(fc, r->ops[0]) ? r : NULL;
+	if (!r || r->op != HLO_SCATTER || r->nops < 3 || !(r->nops & 1))
 		return NULL;
-	const HloInstr *p = r->ops[0];
-	return p->op == HLO_PARAMETER && p->parent == fc && p->nusers == 1
-		       ? r
-		       : NULL;
+	for (int i = 0; i < (r->nops - 1) / 2; i++)
+		if (!root_only(fc, r->ops[i]))
+			return NULL;
+	return r;
 }
 
 static int64_t written_bytes(const HloInstr *ins)
 {
+	const HloInstr *r = ins->op == HLO_FUSION
+				    ? in_place_root(hlo_attr_comp(ins, A_CALLS))
+				    : NULL;
+	if (r)
+		ins = r; /* what its root writes */
 	if (ins->op == HLO_DYNAMIC_UPDATE_SLICE && ins->nops > 1)
 		return nbytes(ins->ops[1]->shape);
 	if (ins->op == HLO_SCATTER) {
@@ -892,11 +912,6 @@ static int64_t written_bytes(const HloInstr *ins)
 			sum = shape_bytes_add(sum, nbytes(ins->ops[n + 1 + i]->shape));
 		return sum;
 	}
-	const HloInstr *r = ins->op == HLO_FUSION
-				    ? in_place_root(hlo_attr_comp(ins, A_CALLS))
-				    : NULL;
-	if (r)
-		return nbytes(r->ops[1]->shape);
 	return nbytes(ins->shape);
 }
 
@@ -984,7 +999,7 @@ static int64_t fusion_bytes(const HloInstr *f)
 {
 	const HloComp *fc = hlo_attr_comp(f, A_CALLS);
 	const HloInstr *r = in_place_root(fc);
-	int64_t b = r ? nbytes(r->ops[1]->shape) : nbytes(f->shape);
+	int64_t b = r ? written_bytes(r) : nbytes(f->shape);
 	for (int i = 0; i < f->nops; i++)
 		b = shape_bytes_add(b, fusion_operand_bytes(f, fc, i));
 	return b;

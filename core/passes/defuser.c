@@ -14,8 +14,9 @@
  * kernel counts, XLA's and this tool's, can be compared, and `why`
  * asked about any pair.
  * Requires: a verified module.
- * Invalidates: computation list, instruction positions and ids; the
- * fusion log (no fusion is left for it to name). */
+ * Invalidates: computation list, instruction positions and ids. No
+ * fusion is left for the last fusion pass's decisions to name: the
+ * REPL starts an empty fusion log at its step (commands/history.c). */
 #include "passes.h"
 
 bool pass_defuser(HloModule *m, PassCtx *cx)

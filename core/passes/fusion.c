@@ -50,6 +50,8 @@ enum {
 	R_PRODUCER_NOT_FUSIBLE,
 	R_CONSUMER_IS_BITCAST,
 	R_INTO_LIBRARY_CALL,
+	R_INTO_IN_PLACE_OPERAND,
+	R_IN_PLACE_CONFLICT,
 	R_BOTH_REDUCE,
 	R_BOTH_HERO,
 	R_NOT_AN_EPILOGUE,
@@ -81,6 +83,8 @@ static const FusionRule rules[] = {
 	[R_CONSUMER_IS_BITCAST] = {"consumer-is-bitcast", "not fusing into a single bitcast as consumer (a bitcast launches nothing)"},
 	[R_INTO_LIBRARY_CALL] = {"into-library-call", "a dot/convolution's operands are not fused: it runs as a library call that reads its operands from memory"},
 	[R_BOTH_REDUCE] = {"both-reduce", "both the producer and the consumer contain a reduce"},
+	[R_INTO_IN_PLACE_OPERAND] = {"into-in-place-operand", "a dynamic-update-slice or scatter updates its first operand in place: that operand's producer is not fused (its update and indices may be)"},
+	[R_IN_PLACE_CONFLICT] = {"in-place-conflict", "the producer reads the buffer its consumer updates in place: fused, it would read elements the update has already written"},
 	[R_BOTH_HERO] = {"both-hero", "both the producer and the consumer contain a dot, convolution or reduce"},
 	[R_NOT_AN_EPILOGUE] = {"not-an-epilogue", "fusing into the output of a reduce/dot needs an elementwise consumer of the same shape (size-1 dimensions aside); otherwise it would create a loop fusion that recomputes the hero"},
 	[R_EXPENSIVE_DUPLICATED] = {"expensive-duplicated", "the producer is expensive and would be duplicated into several kernels"},
@@ -335,7 +339,9 @@ const char *fz_unfusible(GroupCache *gc, const HloInstr *x)
 		break;
 	case HLO_DYNAMIC_UPDATE_SLICE:
 	case HLO_SCATTER:
-		return "an in-place update";
+		/* a consumer only, at a fusion's root (decide: in_place_of;
+		 * a variadic scatter's tuple result stops it below) */
+		break;
 	case HLO_WHILE:
 		return "a while loop";
 	case HLO_CONDITIONAL:
@@ -393,14 +399,64 @@ static bool expensive(const HloInstr *x, unsigned fl)
 	}
 }
 
+/* The in-place update kernel x ends in: x itself when it is a
+ * dynamic-update-slice or a scatter, else the root of its fused
+ * computation when that is one (an update is only ever a fusion's root:
+ * decide fuses nothing of it into a consumer); NULL when none. */
+const HloInstr *fz_in_place_of(const HloInstr *x)
+{
+	if (x->op == HLO_DYNAMIC_UPDATE_SLICE || x->op == HLO_SCATTER)
+		return x;
+	HloComp *fc = fz_fused_comp(x);
+	const HloInstr *r = fc ? fc->root : NULL;
+	return r && (r->op == HLO_DYNAMIC_UPDATE_SLICE || r->op == HLO_SCATTER)
+		       ? r
+		       : NULL;
+}
+
+/* Does slot i of in-place update u hold a buffer it updates in place
+ * (a dynamic-update-slice's operand 0, a scatter's first (n - 1) / 2)? */
+static bool in_place_slot(const HloInstr *u, int i)
+{
+	return u->op == HLO_SCATTER ? i < (u->nops - 1) / 2 : i == 0;
+}
+
+/* What consumer c's operand o is to its in-place update u (u is c, or
+ * the root of c's fused computation): 2 when u updates it in place
+ * (through bitcasts and reshapes inside c), 1 when u reads it
+ * otherwise, 0 when u does not read it. */
+static int in_place_use(const HloInstr *c, const HloInstr *u, const HloInstr *o)
+{
+	int use = 0;
+	for (int i = 0; i < u->nops; i++) {
+		const HloInstr *q = u->ops[i];
+		while (q && u != c && q->nops == 1 &&
+		       (q->op == HLO_BITCAST || q->op == HLO_RESHAPE))
+			q = q->ops[0];
+		bool is_o = u == c ? q == o
+				   : q && q->op == HLO_PARAMETER &&
+					     q->param_no >= 0 &&
+					     q->param_no < c->nops &&
+					     c->ops[q->param_no] == o;
+		if (is_o && in_place_slot(u, i))
+			return 2;
+		use |= is_o;
+	}
+	return use;
+}
+
 /* A reshape or bitcast that only adds or drops size-1 dimensions of
- * its operand (same element type). */
+ * its operand (same element type; a bitcast's layouts order the others
+ * alike, or it would move elements). */
 static bool degenerate_reshape(const HloInstr *x)
 {
-	return (x->op == HLO_RESHAPE || x->op == HLO_BITCAST) && x->nops == 1 &&
-	       x->ops[0] && x->ops[0]->shape &&
-	       x->ops[0]->shape->type == x->shape->type &&
-	       shape_same_dims_but_ones(x->ops[0]->shape, x->shape);
+	if ((x->op != HLO_RESHAPE && x->op != HLO_BITCAST) || x->nops != 1 ||
+	    !x->ops[0] || !x->ops[0]->shape ||
+	    x->ops[0]->shape->type != x->shape->type)
+		return false;
+	const Shape *in = x->ops[0]->shape;
+	return x->op == HLO_RESHAPE ? shape_same_dims_but_ones(in, x->shape)
+				    : shape_same_order_but_ones(in, x->shape);
 }
 
 static void scan_one(const HloInstr *x, Group *g)
@@ -418,6 +474,8 @@ static void scan_one(const HloInstr *x, Group *g)
 		g->nreduce++;
 	if (x->op == HLO_DOT || x->op == HLO_CONVOLUTION)
 		g->ndot++;
+	if (x->op == HLO_SCATTER)
+		g->nscatter++;
 	unsigned fl = hlo_opcode_flags(x->op);
 	if (!g->costly && expensive(x, fl))
 		g->costly = hlo_opcode_name(x->op);
@@ -488,7 +546,8 @@ void fz_group_put(GroupCache *gc, const HloInstr *x, Group g)
 	Group f = fz_group_of(x);
 	if (f.ninstrs != g.ninstrs || f.nparams != g.nparams ||
 	    f.nreduce != g.nreduce || f.ndot != g.ndot ||
-	    f.elementwise != g.elementwise || f.not_ew != g.not_ew ||
+	    f.nscatter != g.nscatter || f.elementwise != g.elementwise ||
+	    f.not_ew != g.not_ew ||
 	    (f.costly ? !g.costly || strcmp(f.costly, g.costly) : !!g.costly)) {
 		fprintf(stderr, "fz_group_put: the group of %s is not what a "
 				"scan finds\n", x->name);
@@ -504,7 +563,9 @@ void fz_group_put(GroupCache *gc, const HloInstr *x, Group g)
 
 FKind fz_kind_from(const Group *g)
 {
-	return g->ndot ? FK_OUTPUT : g->nreduce ? FK_INPUT : FK_LOOP;
+	return g->ndot                     ? FK_OUTPUT
+	       : g->nreduce || g->nscatter ? FK_INPUT
+					   : FK_LOOP;
 }
 
 int64_t fz_bytes_of(const HloInstr *x)
@@ -955,12 +1016,11 @@ static void consumer_init(Consumer *k, GroupCache *gc, const HloInstr *c)
 #if XR_ASAN
 	Group g = fz_group_of(c);
 	if (fz_unfusible(gc, c) != e->why ||
-	    (!e->why && (g.ninstrs != e->g.ninstrs ||
-			 g.nparams != e->g.nparams ||
-			 g.nreduce != e->g.nreduce || g.ndot != e->g.ndot ||
-			 g.costly != e->g.costly ||
-			 g.elementwise != e->g.elementwise ||
-			 g.not_ew != e->g.not_ew))) {
+	    (!e->why &&
+	     (g.ninstrs != e->g.ninstrs || g.nparams != e->g.nparams ||
+	      g.nreduce != e->g.nreduce || g.ndot != e->g.ndot ||
+	      g.nscatter != e->g.nscatter || g.costly != e->g.costly ||
+	      g.elementwise != e->g.elementwise || g.not_ew != e->g.not_ew))) {
 		fprintf(stderr, "consumer_init: %s is not what it was\n",
 			c->name);
 		abort();
@@ -1435,13 +1495,50 @@ static const struct ProducerSeen *producer(GroupCache *gc, const HloInstr *p,
 	Group g = why ? e->g : fz_group_of(p);
 	if (why != e->why || g.ninstrs != e->g.ninstrs ||
 	    g.nparams != e->g.nparams || g.nreduce != e->g.nreduce ||
-	    g.ndot != e->g.ndot || g.costly != e->g.costly ||
-	    g.elementwise != e->g.elementwise || g.not_ew != e->g.not_ew) {
+	    g.ndot != e->g.ndot || g.nscatter != e->g.nscatter ||
+	    g.costly != e->g.costly || g.elementwise != e->g.elementwise ||
+	    g.not_ew != e->g.not_ew) {
 		fprintf(stderr, "producer: %s is not what it was\n", p->name);
 		abort();
 	}
 #endif
 	return e;
+}
+
+/* decide's part for consumer c ending in in-place update u (c itself,
+ * or its fused root): true, with v said, when p may not join it. Its
+ * buffer's producer stays out (the update writes where it is), so
+ * does one that reads the buffer too (fused, it would read elements
+ * the update wrote), and one with a hero of its own (the update's loop
+ * is the kernel's). */
+static bool in_place_refused(Verdict *v, const HloInstr *p, const HloInstr *c,
+			     const HloInstr *u, const Group *gp)
+{
+	if (in_place_use(c, u, p) == 2)
+		return !say(v, false, R_INTO_IN_PLACE_OPERAND,
+			    "the consumer %s updates it in place: its "
+			    "producer is not fused (the update writes into "
+			    "that buffer)",
+			    1, (Said[]){copied(u->name)});
+	for (int i = 0; i < p->nops; i++)
+		if (p->ops[i] && in_place_use(c, u, p->ops[i]) == 2)
+			return !say(v, false, R_IN_PLACE_CONFLICT,
+				    "the producer reads %s, which the consumer "
+				    "%s updates in place: fused, it would read "
+				    "elements the update has written",
+				    2,
+				    (Said[]){copied(p->ops[i]->name),
+					     copied(u->name)});
+	if (gp->nreduce || gp->ndot || gp->nscatter)
+		return !say(v, false, R_BOTH_HERO,
+			    "the producer contains a %s and the consumer %s "
+			    "updates a buffer in place",
+			    2,
+			    (Said[]){kept(gp->ndot	    ? "dot or convolution"
+					  : gp->nreduce ? "reduce"
+							: "scatter"),
+				     copied(u->name)});
+	return false;
 }
 
 /* Decides producer p (c's operand at index at, and at none before) into
@@ -1485,6 +1582,16 @@ decide(GroupCache *gcache, const HloInstr *p, Consumer *k, int at,
 		return say(v, false, R_PRODUCER_NOT_FUSIBLE,
 			   "the producer is not fusible: it is %s", 1,
 			   (Said[]){kept(ps->why)});
+	/* an update in place writes its buffer: the end of a kernel */
+	if ((p->op == HLO_FUSION || p->op == HLO_DYNAMIC_UPDATE_SLICE ||
+	     p->op == HLO_SCATTER) &&
+	    fz_in_place_of(p))
+		return say(v, false, R_PRODUCER_NOT_FUSIBLE,
+			   "the producer is not fusible: it is %s", 1,
+			   (Said[]){kept(p->op == HLO_FUSION
+						 ? "a fusion that updates a "
+						   "buffer in place"
+						 : "an in-place update")});
 	/* From here on fusing is possible: what it would save counts. */
 	PairBytes pb = gcache ? pair_bytes(p, k, ps) : pair_bytes_once(p, c);
 #if XR_ASAN
@@ -1502,6 +1609,13 @@ decide(GroupCache *gcache, const HloInstr *p, Consumer *k, int at,
 			   "not fusing into a single bitcast as consumer", 0,
 			   NULL);
 	const Group *gp = &ps->g, *gc = consumer_group(gcache, k);
+	const HloInstr *u = c->op == HLO_FUSION ||
+					    c->op == HLO_DYNAMIC_UPDATE_SLICE ||
+					    c->op == HLO_SCATTER
+				    ? fz_in_place_of(c)
+				    : NULL;
+	if (u && in_place_refused(v, p, c, u, gp))
+		return false;
 	for (int i = 0; i < nin; i++)
 		if (in[i]->op == HLO_DOT || in[i]->op == HLO_CONVOLUTION)
 			return say(
@@ -4278,8 +4392,9 @@ bool fusion_force(HloModule *m, HloInstr *p, HloInstr *c, bool fusion_off,
 	/* not legal: what the judge found (also why not) */
 	static const char *const illegal[] = {
 		"different-computations", "not-fused-here",
-		"not-producer-consumer", "consumer-not-fusible",
-		"producer-not-fusible"};
+		"not-producer-consumer",  "consumer-not-fusible",
+		"producer-not-fusible",   "into-in-place-operand",
+		"in-place-conflict"};
 	for (size_t i = 0; i < sizeof illegal / sizeof *illegal; i++)
 		if (!strcmp(verdict->rule, illegal[i]))
 			return false;

@@ -25,6 +25,7 @@ typedef struct Group {
 	int nparams;        /* parameters of a fused computation that
 			       something in it reads (or its root) */
 	int nreduce, ndot;  /* reduce; dot or convolution */
+	int nscatter;       /* scatter (a kInput hero, at the root) */
 	const char *costly; /* the first expensive opcode, or NULL */
 	bool elementwise;   /* only elementwise ops, scalar constants,
 			       broadcasts and iotas: a possible epilogue */
@@ -334,7 +335,11 @@ static inline HloComp *fz_fused_comp(const HloInstr *f)
 				       : NULL;
 	return NULL;
 }
-/* Why x cannot be part of a fusion ("a parameter"), or NULL. */
+/* The in-place update (dynamic-update-slice or scatter) kernel x ends
+ * in: x, or its fused root; NULL when none. */
+const HloInstr *fz_in_place_of(const HloInstr *x);
+/* Why x cannot be part of a fusion ("a parameter"), or NULL. An
+ * in-place update can, only as a consumer (decide). */
 const char *fz_unfusible(GroupCache *gc, const HloInstr *x);
 Group fz_group_of(const HloInstr *x);
 /* fz_group_of through a cache (gc may be NULL: none). */

@@ -138,10 +138,12 @@ static void print_applied(Session *s, Applied *v)
  * `fusions` answer from. `fusion` starts a new log; the multi-output
  * pass adds to the log of the last fusion pass before it, with other
  * passes (dce, say) in between or not, while that log holds (its step
- * not undone). */
+ * not undone). `defuser` leaves no fusion for the decisions before it
+ * to name: its step starts an empty log. */
 static void keep_log(Session *s, Applied *v, int step)
 {
-	bool fresh = !strcmp(v->pass->name, "fusion");
+	bool fresh = !strcmp(v->pass->name, "fusion") ||
+		     !strcmp(v->pass->name, "defuser");
 	bool more = !strcmp(v->pass->name, "multi-output-fusion");
 	if (!fresh && !more)
 		return;
