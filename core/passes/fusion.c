@@ -399,21 +399,6 @@ static bool expensive(const HloInstr *x, unsigned fl)
 	}
 }
 
-/* The in-place update kernel x ends in: x itself when it is a
- * dynamic-update-slice or a scatter, else the root of its fused
- * computation when that is one (an update is only ever a fusion's root:
- * decide fuses nothing of it into a consumer); NULL when none. */
-const HloInstr *fz_in_place_of(const HloInstr *x)
-{
-	if (x->op == HLO_DYNAMIC_UPDATE_SLICE || x->op == HLO_SCATTER)
-		return x;
-	HloComp *fc = fz_fused_comp(x);
-	const HloInstr *r = fc ? fc->root : NULL;
-	return r && (r->op == HLO_DYNAMIC_UPDATE_SLICE || r->op == HLO_SCATTER)
-		       ? r
-		       : NULL;
-}
-
 /* Does slot i of in-place update u hold a buffer it updates in place
  * (a dynamic-update-slice's operand 0, a scatter's first (n - 1) / 2)? */
 static bool in_place_slot(const HloInstr *u, int i)
@@ -1583,9 +1568,7 @@ decide(GroupCache *gcache, const HloInstr *p, Consumer *k, int at,
 			   "the producer is not fusible: it is %s", 1,
 			   (Said[]){kept(ps->why)});
 	/* an update in place writes its buffer: the end of a kernel */
-	if ((p->op == HLO_FUSION || p->op == HLO_DYNAMIC_UPDATE_SLICE ||
-	     p->op == HLO_SCATTER) &&
-	    fz_in_place_of(p))
+	if (fz_in_place_of(p))
 		return say(v, false, R_PRODUCER_NOT_FUSIBLE,
 			   "the producer is not fusible: it is %s", 1,
 			   (Said[]){kept(p->op == HLO_FUSION
@@ -1609,11 +1592,7 @@ decide(GroupCache *gcache, const HloInstr *p, Consumer *k, int at,
 			   "not fusing into a single bitcast as consumer", 0,
 			   NULL);
 	const Group *gp = &ps->g, *gc = consumer_group(gcache, k);
-	const HloInstr *u = c->op == HLO_FUSION ||
-					    c->op == HLO_DYNAMIC_UPDATE_SLICE ||
-					    c->op == HLO_SCATTER
-				    ? fz_in_place_of(c)
-				    : NULL;
+	const HloInstr *u = fz_in_place_of(c);
 	if (u && in_place_refused(v, p, c, u, gp))
 		return false;
 	for (int i = 0; i < nin; i++)

@@ -336,8 +336,19 @@ static inline HloComp *fz_fused_comp(const HloInstr *f)
 	return NULL;
 }
 /* The in-place update (dynamic-update-slice or scatter) kernel x ends
- * in: x, or its fused root; NULL when none. */
-const HloInstr *fz_in_place_of(const HloInstr *x);
+ * in: x itself, or the root of its fused computation (an update is only
+ * ever a fusion's root: decide fuses nothing of it into a consumer);
+ * NULL when none. Inline: decide asks it of every pair. */
+static inline const HloInstr *fz_in_place_of(const HloInstr *x)
+{
+	if (x->op == HLO_DYNAMIC_UPDATE_SLICE || x->op == HLO_SCATTER)
+		return x;
+	HloComp *fc = fz_fused_comp(x);
+	const HloInstr *r = fc ? fc->root : NULL;
+	return r && (r->op == HLO_DYNAMIC_UPDATE_SLICE || r->op == HLO_SCATTER)
+		       ? r
+		       : NULL;
+}
 /* Why x cannot be part of a fusion ("a parameter"), or NULL. An
  * in-place update can, only as a consumer (decide). */
 const char *fz_unfusible(GroupCache *gc, const HloInstr *x);

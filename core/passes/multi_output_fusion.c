@@ -336,9 +336,7 @@ static const char *unfit_of(GroupCache *gc, const HloInstr *x,
 			    const Scan *sc)
 {
 	/* (it writes its buffer in place: one output, its own) */
-	if ((x->op == HLO_FUSION || x->op == HLO_DYNAMIC_UPDATE_SLICE ||
-	     x->op == HLO_SCATTER) &&
-	    fz_in_place_of(x))
+	if (fz_in_place_of(x))
 		return "an in-place update";
 	if (x->op == HLO_FUSION) {
 		const char *k = hlo_attr_enum(x, A_KIND);
