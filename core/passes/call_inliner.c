@@ -9,7 +9,10 @@
  * when taken). The call's layout stands: a root array laid out otherwise
  * is copied into it, and so is an operand into a parameter laid out
  * otherwise; a call of a tuple laid out otherwise (result or parameter)
- * is kept. Callees that nobody calls any more are removed. A
+ * is kept. The call's control edges pass on, as XLA's CallInliner
+ * passes them: every instruction made comes after the call's control
+ * predecessors, and what came after the call comes after the new root.
+ * Callees that nobody calls any more are removed. A
  * fusion inlined at several sites gets a copy of its fused computation
  * at each site after the first, and a name no other fusion has.
  * The same walk takes fusions apart for defuser.c (pass_inline_all:
@@ -67,6 +70,125 @@ static bool rename_control_preds(HloInstr *d, const HloComp *callee,
 	return true;
 }
 
+/* Whether y is among the names of list (read through c's names). */
+static const char *spot(void *ctx, const HloInstr *y, const char *tok, size_t n)
+{
+	const HloInstr **want = ctx;
+	(void)n;
+	if (y && y == *want)
+		*want = NULL; /* found */
+	return tok;
+}
+
+static bool lists(const HloComp *c, const char *list, const HloInstr *y,
+		  StrBuf *b)
+{
+	bool changed;
+	const HloInstr *want = y;
+	pass_relist(c, list, spot, &want, b, &changed);
+	return !want;
+}
+
+/* A name of the call's list, kept where d (ctx) does not list it
+ * already. */
+static const char *unlisted(void *ctx, const HloInstr *y, const char *tok,
+			    size_t n)
+{
+	const HloInstr *d = ctx;
+	const HloAttr *a = hlo_attr_find_raw(d, "control-predecessors");
+	StrBuf b;
+	sb_init(&b);
+	bool dup = y && a && a->u.s && lists(d->parent, a->u.s, y, &b);
+	sb_free(&b);
+	(void)n;
+	return y && !dup ? tok : NULL;
+}
+
+/* d, made by inlining call, comes after the call's control
+ * predecessors too (preds: its list), as XLA's CallInliner has each
+ * inlined instruction honour them. False on out of memory. */
+static bool add_call_preds(HloInstr *d, const char *preds)
+{
+	StrBuf b;
+	sb_init(&b);
+	bool changed;
+	int k = pass_relist(d->parent, preds, unlisted, d, &b, &changed);
+	HloAttr *a = hlo_attr_find_raw(d, "control-predecessors");
+	const char *own = a ? a->u.s : NULL;
+	bool ok = true;
+	if (k > 0) {
+		/* own "{x, y}" and the new "{p, q}" as "{x, y, p, q}" */
+		StrBuf t;
+		sb_init(&t);
+		if (own && strchr(own, '}') && own[strspn(own, "{}, \t\n")]) {
+			sb_putn(&t, own, (size_t)(strrchr(own, '}') - own));
+			sb_puts(&t, ", ");
+			sb_puts(&t, sb_str(&b) + 1);
+		} else {
+			sb_puts(&t, sb_str(&b));
+		}
+		const char *v =
+			arena_strdup(&d->parent->module->arena, sb_str(&t));
+		sb_free(&t);
+		a = v ? hlo_attr_set(d, A_RAW, "control-predecessors") : NULL;
+		ok = a != NULL;
+		if (ok)
+			a->u.s = v;
+	}
+	sb_free(&b);
+	return ok;
+}
+
+/* The instruction the call's control successors now follow. */
+typedef struct Relay {
+	const HloInstr *call, *root;
+	bool has_root; /* the list names root already */
+} Relay;
+
+static const char *relayed(void *ctx, const HloInstr *y, const char *tok,
+			   size_t n)
+{
+	const Relay *r = ctx;
+	(void)n;
+	if (y != r->call)
+		return tok;
+	return r->has_root ? NULL : r->root->name;
+}
+
+/* What named the call in its control-predecessors names root instead
+ * (XLA relays a call's control successors to the inlined root). Read
+ * through the computation's names: before the call is detached. False
+ * on out of memory. */
+static bool relay_successors(HloInstr *call, const HloInstr *root)
+{
+	HloComp *c = call->parent;
+	StrBuf b, t;
+	sb_init(&b);
+	sb_init(&t);
+	bool ok = true;
+	for (int j = 0; j < c->n && ok; j++) {
+		HloInstr *x = c->instrs[j];
+		HloAttr *a =
+			x == call
+				? NULL
+				: hlo_attr_find_raw(x, "control-predecessors");
+		if (!a || !a->u.s)
+			continue;
+		Relay r = {call, root, lists(c, a->u.s, root, &t)};
+		bool changed;
+		pass_relist(c, a->u.s, relayed, &r, &b, &changed);
+		if (!changed)
+			continue;
+		const char *v = arena_strdup(&c->module->arena, sb_str(&b));
+		ok = v != NULL;
+		if (ok)
+			a->u.s = v;
+	}
+	sb_free(&b);
+	sb_free(&t);
+	return ok;
+}
+
 /* Inlines one call; false on out-of-memory. */
 static bool inline_call(HloInstr *call, HloComp *callee, HloInstr **map)
 {
@@ -100,15 +222,29 @@ static bool inline_call(HloInstr *call, HloComp *callee, HloInstr **map)
 	for (int i = 0; i < n && ok && c->module->control_preds; i++)
 		if (po[i]->op != HLO_PARAMETER)
 			ok = rename_control_preds(map[po[i]->id], callee, map);
-	free(po);
-	if (!ok)
-		return false;
 	/* The call's layout stands (what reads it, a bitcast say, sees
 	 * it): a root laid out otherwise is copied into it. */
-	HloInstr *r = map[callee->root->id];
-	if (!shape_equal(r->shape, call->shape) &&
-	    !(r = hlo_instr_new_unique(c, HLO_COPY, call->shape, "copy", 1,
-				       &r)))
+	HloInstr *r = ok ? map[callee->root->id] : NULL;
+	bool layout = ok && !shape_equal(r->shape, call->shape);
+	if (layout && !(r = hlo_instr_new_unique(c, HLO_COPY, call->shape,
+						 "copy", 1, &r)))
+		ok = false;
+	/* The call's control edges pass to what replaces it: each
+	 * instruction made here comes after its predecessors, and its
+	 * successors come after the new root. */
+	const HloAttr *cp =
+		ok && c->module->control_preds
+			? hlo_attr_find_raw(call, "control-predecessors")
+			: NULL;
+	for (int i = 0; i < n && ok && cp && cp->u.s; i++)
+		if (po[i]->op != HLO_PARAMETER)
+			ok = add_call_preds(map[po[i]->id], cp->u.s);
+	if (ok && layout && cp && cp->u.s)
+		ok = add_call_preds(r, cp->u.s);
+	if (ok && c->module->control_preds)
+		ok = relay_successors(call, r);
+	free(po);
+	if (!ok)
 		return false;
 	hlo_replace_all_uses(call, r);
 	pass_detach(call); /* its slot goes in pass_compact */
