@@ -2,6 +2,7 @@
  * instructions, use lists, deep copy and graph walks. */
 #include "hlo.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -379,12 +380,76 @@ bool hlo_launches_kernel(HloOpcode op)
 	}
 }
 
+/* Calls nested deeper than this count one kernel each (HLO has no
+ * recursion; a deeper nest is a made-up module). */
+enum { KERNEL_DEPTH = 64 };
+
+static int instr_kernels(const HloInstr *ins, int **memo, int depth);
+
+/* a + b, held at INT_MAX / 2 (a nest of calls multiplies) */
+static int kernels_add(int a, int b)
+{
+	return a > INT_MAX / 2 - b ? INT_MAX / 2 : a + b;
+}
+
+static int comp_kernels(const HloComp *c, int **memo, int depth)
+{
+	/* the memo: its size, then a count or -1 for each computation */
+	const HloModule *m = c->module;
+	int at = m ? hlo_module_comp_index(m, c) : -1;
+	if (at >= 0 && !*memo &&
+	    (*memo = malloc(sizeof **memo * ((size_t)m->ncomps + 1)))) {
+		(*memo)[0] = m->ncomps;
+		for (int i = 1; i <= m->ncomps; i++)
+			(*memo)[i] = -1;
+	}
+	int *slot =
+		at >= 0 && *memo && at < (*memo)[0] ? &(*memo)[at + 1] : NULL;
+	if (slot && *slot >= 0)
+		return *slot;
+	int k = 0;
+	for (int i = 0; i < c->n; i++)
+		k = kernels_add(k, instr_kernels(c->instrs[i], memo, depth));
+	if (slot)
+		*slot = k;
+	return k;
+}
+
+static int instr_kernels(const HloInstr *ins, int **memo, int depth)
+{
+	if (!hlo_launches_kernel(ins->op))
+		return 0;
+	int n = ins->op == HLO_CALL || ins->op == HLO_WHILE ||
+				ins->op == HLO_CONDITIONAL
+			? hlo_instr_ncalled(ins)
+			: 0;
+	if (!n || depth >= KERNEL_DEPTH)
+		return 1;
+	int k = 0;
+	for (int i = 0; i < n; i++) {
+		const HloComp *c = hlo_instr_called_at(ins, i);
+		if (c)
+			k = kernels_add(k, comp_kernels(c, memo, depth + 1));
+	}
+	return k;
+}
+
 int hlo_module_kernels(const HloModule *m)
 {
 	const HloComp *c = m->entry;
 	int k = 0;
 	for (int i = 0; c && i < c->n; i++)
 		k += hlo_launches_kernel(c->instrs[i]->op);
+	return k;
+}
+
+int hlo_module_kernels_all(const HloModule *m)
+{
+	const HloComp *c = m->entry;
+	int k = 0, *memo = NULL;
+	for (int i = 0; c && i < c->n; i++)
+		k = kernels_add(k, instr_kernels(c->instrs[i], &memo, 0));
+	free(memo);
 	return k;
 }
 

@@ -264,6 +264,12 @@ int hlo_module_instr_count(const HloModule *m);
  * of the entry computation other than parameter, constant, tuple,
  * get-tuple-element and bitcast (what a backend would launch). */
 int hlo_module_kernels(const HloModule *m);
+/* The same where call, while and conditional count the kernels of the
+ * computations they run (callee; condition and body; every branch)
+ * instead of one each: every kernel of the program once, as compiled
+ * (stats' kernels_all; a kernel in a loop body counts once, not once
+ * per trip). */
+int hlo_module_kernels_all(const HloModule *m);
 /* Does an instruction of this opcode launch a kernel of its own (all but
  * parameter, constant, tuple, get-tuple-element and bitcast)? */
 bool hlo_launches_kernel(HloOpcode op);

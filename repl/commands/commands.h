@@ -87,6 +87,7 @@ typedef enum {
 	STAT_COMPUTATIONS,
 	STAT_FUSIONS,
 	STAT_KERNELS,
+	STAT_KERNELS_ALL, /* control flow counting what it runs */
 	NSTATS
 } StatKind;
 extern const char *const cmd_stat_names[NSTATS];

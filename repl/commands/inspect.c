@@ -247,6 +247,7 @@ const char *const cmd_stat_names[NSTATS] = {
 	[STAT_COMPUTATIONS] = "computations",
 	[STAT_FUSIONS] = "fusions",
 	[STAT_KERNELS] = "kernels",
+	[STAT_KERNELS_ALL] = "kernels_all",
 };
 
 void cmd_module_stats(const HloModule *m, int out[NSTATS])
@@ -255,6 +256,7 @@ void cmd_module_stats(const HloModule *m, int out[NSTATS])
 	out[STAT_COMPUTATIONS] = m->ncomps;
 	out[STAT_FUSIONS] = count_fusions(m);
 	out[STAT_KERNELS] = hlo_module_kernels(m);
+	out[STAT_KERNELS_ALL] = hlo_module_kernels_all(m);
 }
 
 bool cmd_stats(Session *s, const CmdArgs *a)

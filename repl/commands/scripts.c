@@ -43,6 +43,7 @@ static bool expect_close(Session *s, const Form *f, const CmdArgs *a);
 
 static const Form forms[] = {
 	{"kernels", "N", 1, 1, expect_count, STAT_KERNELS},
+	{"kernels_all", "N", 1, 1, expect_count, STAT_KERNELS_ALL},
 	{"instructions", "N", 1, 1, expect_count, STAT_INSTRUCTIONS},
 	{"fusions", "N", 1, 1, expect_count, STAT_FUSIONS},
 	{"computations", "N", 1, 1, expect_count, STAT_COMPUTATIONS},
@@ -109,7 +110,7 @@ void cmd_complete_expect(const Session *s, const char *prefix, CmdMatches *out)
 			cmd_matches_add(out, forms[i].name);
 }
 
-/* --- expect kernels|instructions|fusions|computations N --- */
+/* --- expect kernels|kernels_all|instructions|fusions|computations N --- */
 
 static bool parse_count(const char *w, int *out)
 {

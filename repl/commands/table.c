@@ -76,12 +76,16 @@ static const Command commands[] = {
 	 "Inspecting", 1, 1, cmd_info, cmd_complete_instrs},
 	{"stats", "stats",
 	 "Print one line of counts.",
-	 "Prints 'stats: instructions=N computations=N fusions=N kernels=N'.\n"
-	 "instructions counts every instruction of every computation, fusions\n"
-	 "the fusion instructions, and kernels what would be launched: the\n"
-	 "top-level instructions of the entry computation other than\n"
-	 "parameter, constant, tuple, get-tuple-element and bitcast. Scripts\n"
-	 "and tests rely on this exact line.\n"
+	 "Prints 'stats: instructions=N computations=N fusions=N kernels=N\n"
+	 "kernels_all=N'. instructions counts every instruction of every\n"
+	 "computation, fusions the fusion instructions, and kernels what\n"
+	 "would be launched: the top-level instructions of the entry\n"
+	 "computation other than parameter, constant, tuple,\n"
+	 "get-tuple-element and bitcast. kernels_all counts the same but\n"
+	 "looks inside control flow: a call counts its callee's kernels, a\n"
+	 "while its condition's and body's (once, not per trip), a\n"
+	 "conditional every branch's; so a fusion inside a loop body shows\n"
+	 "there. Scripts and tests rely on this exact line.\n"
 	 "\n"
 	 "Example:\n"
 	 "  stats\n",
@@ -427,7 +431,8 @@ static const Command commands[] = {
 	 "Checks a fact and fails with 'FILE:LINE: expectation failed: ...'\n"
 	 "when it does not hold, so a script stops there (batch mode) and\n"
 	 "exits 1; when it holds, nothing is printed. WHAT is one of:\n"
-	 "  kernels N, instructions N, fusions N, computations N\n"
+	 "  kernels N, kernels_all N, instructions N, fusions N,\n"
+	 "  computations N\n"
 	 "                  that count on the 'stats' line is N\n"
 	 "  error           the next command must fail; its error is printed\n"
 	 "                  but does not count as a failure of the script\n"

@@ -152,12 +152,12 @@ has err "cannot open script 'nope.xr'"
 # --- HLO files on the command line --------------------------------------
 run hlo-then-e fusion.hlo -e stats
 expect 0 "loaded module 'fusion_demo' from fusion.hlo (3 computations, 16 instructions)
-stats: instructions=16 computations=3 fusions=1 kernels=2"
+stats: instructions=16 computations=3 fusions=1 kernels=2 kernels_all=2"
 
 feed $'stats\n'
 run hlo-then-stdin fusion.hlo
 expect 0
-has out "stats: instructions=16 computations=3 fusions=1 kernels=2"
+has out "stats: instructions=16 computations=3 fusions=1 kernels=2 kernels_all=2"
 
 run hlo-then-script fusion.hlo stats.xr
 expect 0
@@ -207,7 +207,7 @@ has err "unknown command 'xxxxxxxx"
 	printf '\nstats\n'
 } >stdin.txt
 from=stdin.txt run long-line
-expect 0 "stats: instructions=1 computations=1 fusions=0 kernels=0"
+expect 0 "stats: instructions=1 computations=1 fusions=0 kernels=0 kernels_all=0"
 
 { printf 'HloModule '; head -c 2000000 /dev/zero | tr '\0' m; } >stdin.txt
 from=stdin.txt run long-module-name

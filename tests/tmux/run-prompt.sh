@@ -119,7 +119,7 @@ type_wait '^xla> this line never runs$' 'this line never runs'
 type_wait '^xla> this line never runs\^C$' C-c
 n=$(count '^xla> ')
 T send-keys -t "$session" 'stats' Enter
-wait_for '^stats: instructions=2 computations=1 fusions=0 kernels=1$'
+wait_for '^stats: instructions=2 computations=1 fusions=0 kernels=1 kernels_all=1$'
 pane | grep -q "unknown command 'this'" && fail "the cancelled line ran"
 
 # Ctrl-C cancels a half-typed block: nothing is loaded, no error.
@@ -141,7 +141,7 @@ T send-keys -t "$session" C-c
 wait_for 'error: .*interrupted'
 n=$(count '^stats: ')
 T send-keys -t "$session" 'stats' Enter
-wait_for '^stats: instructions=22 computations=3 fusions=0 kernels=2$'
+wait_for '^stats: instructions=22 computations=3 fusions=0 kernels=2 kernels_all=7$'
 pane | grep -q '^timing: backend=interp' && fail "the interrupted run printed a timing line"
 
 type_wait '^exit-status=0$' 'quit' Enter

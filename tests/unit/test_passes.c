@@ -126,6 +126,69 @@ static void test_kernels(void **state)
 	hlo_module_free(m);
 }
 
+/* kernels_all: control flow counts the kernels of what it runs, a call
+ * its callee's (a callee called twice, twice), a while its condition's
+ * and body's (once: kernels as compiled, not as run), a conditional
+ * every branch's; kernels counts each of them once. */
+static void test_kernels_all(void **state)
+{
+	(void)state;
+	HloModule *m = load_text(
+		"HloModule t\n\n"
+		"two {\n"
+		"  x = f32[4] parameter(0)\n"
+		"  n = f32[4] negate(x)\n"
+		"  ROOT e = f32[4] exponential(n)\n"
+		"}\n\n"
+		"nested {\n"
+		"  y = f32[4] parameter(0)\n"
+		"  ROOT c = f32[4] call(y), to_apply=two\n"
+		"}\n\n"
+		"cond {\n"
+		"  s = (s32[], f32[4]) parameter(0)\n"
+		"  i = s32[] get-tuple-element(s), index=0\n"
+		"  k = s32[] constant(3)\n"
+		"  ROOT lt = pred[] compare(i, k), direction=LT\n"
+		"}\n\n"
+		"body {\n"
+		"  s = (s32[], f32[4]) parameter(0)\n"
+		"  i = s32[] get-tuple-element(s), index=0\n"
+		"  v = f32[4] get-tuple-element(s), index=1\n"
+		"  one = s32[] constant(1)\n"
+		"  j = s32[] add(i, one)\n"
+		"  w = f32[4] sqrt(v)\n"
+		"  ROOT t = (s32[], f32[4]) tuple(j, w)\n"
+		"}\n\n"
+		"br0 {\n"
+		"  a = f32[4] parameter(0)\n"
+		"  ROOT r = f32[4] abs(a)\n"
+		"}\n\n"
+		"br1 {\n"
+		"  a = f32[4] parameter(0)\n"
+		"  ROOT r = f32[4] call(a), to_apply=two\n"
+		"}\n\n"
+		"ENTRY e {\n"
+		"  p = f32[4] parameter(0)\n"
+		"  b = s32[] parameter(1)\n"
+		"  c1 = f32[4] call(p), to_apply=two\n"
+		"  c2 = f32[4] call(c1), to_apply=nested\n"
+		"  z = s32[] constant(0)\n"
+		"  init = (s32[], f32[4]) tuple(z, c2)\n"
+		"  l = (s32[], f32[4]) while(init), condition=cond, body=body\n"
+		"  v = f32[4] get-tuple-element(l), index=1\n"
+		"  ROOT k = f32[4] conditional(b, v, v), "
+		"branch_computations={br0, br1}\n"
+		"}\n");
+	assert_int_equal(hlo_module_kernels(m), 4);
+	/* c1 2, c2 2, while 1 + 2, conditional 1 + 2 */
+	assert_int_equal(hlo_module_kernels_all(m), 10);
+	/* inlining the calls keeps it: the same kernels, in place */
+	m = apply(m, "call-inliner", NULL);
+	assert_int_equal(hlo_module_kernels(m), 6);
+	assert_int_equal(hlo_module_kernels_all(m), 10);
+	hlo_module_free(m);
+}
+
 /* ---- rollback ----------------------------------------------------------- */
 
 /* A broken pass: gives the first add a wrong shape. */
@@ -1180,6 +1243,7 @@ int main(void)
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_unshare_fused),
 		cmocka_unit_test(test_kernels),
+		cmocka_unit_test(test_kernels_all),
 		cmocka_unit_test(test_rollback),
 		cmocka_unit_test(test_cse_commutative),
 		cmocka_unit_test(test_cse_keeps_definitions_first),
