@@ -41,9 +41,12 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
+/* sc NULL: no cache */
 static bool mergeable(const HloInstr *ins, PassSideCache *sc)
 {
-	if (ins->op == HLO_PARAMETER || pass_has_side_effect_cached(ins, sc))
+	if (ins->op == HLO_PARAMETER ||
+	    (sc ? pass_has_side_effect_cached(ins, sc)
+		: pass_has_side_effect(ins)))
 		return false;
 	if (ins->op == HLO_CONSTANT)
 		return ins->literal && !ins->literal->elided;
@@ -459,6 +462,20 @@ static void check_key_same(const HloInstr *a, const HloInstr *b)
 	sb_free(&y);
 }
 #endif
+
+/* See passes.h. */
+bool pass_same_value(const HloInstr *d, const HloInstr *s,
+		     HloInstr *const *sops)
+{
+	if (d->op != s->op || d->nops != s->nops || d == s ||
+	    d->op == HLO_TUPLE || !mergeable(s, NULL))
+		return false;
+	for (int k = 0; k < s->nops; k++)
+		if (d->ops[k] != sops[k])
+			return false;
+	return key_same(d, s) &&
+	       (s->op != HLO_CONSTANT || literal_equal(d->literal, s->literal));
+}
 
 /* The earlier instruction ins (po[i]) is merged into, or NULL. */
 static HloInstr *find_same(SigTable *sigs, Table *t, StrBuf *b, HloInstr *ins,

@@ -2590,6 +2590,32 @@ static HloInstr *move_as(Fz *z, HloComp *dst, HloInstr *s,
 	return !plain || unclash_from(s, was, outer) ? s : NULL;
 }
 
+/* An instruction of dst that computes what s would with operands sops
+ * (pass_same_value), or NULL: among the users of sops[0], or for s
+ * without operands (a constant, an iota) among dst's instructions. */
+static HloInstr *same_in(const HloComp *dst, const HloInstr *s,
+			 HloInstr *const *sops)
+{
+	if (s->nops == 0) {
+		for (int i = 0; i < dst->n; i++) {
+			HloInstr *d = dst->instrs[i];
+			/* (one detached or moved out has another parent) */
+			if (d->op == s->op && d->nops == 0 &&
+			    d->parent == dst && pass_same_value(d, s, sops))
+				return d;
+		}
+		return NULL;
+	}
+	const HloInstr *o = sops[0];
+	for (int u = 0; o && u < o->nusers; u++) {
+		HloInstr *d = o->users[u];
+		if (d->op == s->op && d->parent == dst &&
+		    pass_same_value(d, s, sops))
+			return d;
+	}
+	return NULL;
+}
+
 /* fz_inline_comp_in, or with move fz_move_comp_in. */
 static int inline_comp(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
 		       HloInstr *const *ops, int nops, HloInstr **po,
@@ -2627,6 +2653,16 @@ static int inline_comp(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
 		}
 		for (int k = 0; k < s->nops; k++)
 			sops[k] = map[s->ops[k]->mark];
+		/* What dst computes already stays one instruction (two
+		 * fusions that merge both had a copy of a producer they
+		 * share): it is read instead, as XLA's HloCSE over fused
+		 * computations after its fusion passes leaves it. */
+		HloInstr *same = same_in(dst, s, sops);
+		if (same) {
+			map[i] = same;
+			z->reused++;
+			continue;
+		}
 		/* a tuple root is copied: the caller reads its operands */
 		if (move && !(s == src->root && s->op == HLO_TUPLE)) {
 			z->failed |= !(map[i] = move_as(z, dst, s, sops, outer));
@@ -2703,6 +2739,10 @@ static HloInstr *copy_into(Fz *z, HloInstr *p, HloInstr *f, int held,
 	HloInstr *r = NULL;
 	if (z->failed) {
 		/* nothing */
+	} else if (!pc && (r = same_in(fc, p, ops))) {
+		/* fc computes p's value already (another copy of p that
+		 * came with a consumer fused before): read there */
+		z->reused++;
 	} else if (!pc) {
 		/* (moved: its name was free in fc, as unclash wants it) */
 		if (move && p->parent->root != p &&
@@ -2741,11 +2781,11 @@ HloInstr *fz_copy_into(Fz *z, HloInstr *p, HloInstr *f)
 }
 
 /* What fusing p into f ends with, its copy pv made and read where p
- * was (g: f's group before, nops: its operand count then, copies:
- * z->layout_copies then): f's group and kind, and p gone when nothing
- * else uses it. */
+ * was (g: f's group before, nops: its operand count then, copies and
+ * reused: z->layout_copies and z->reused then): f's group and kind, and
+ * p gone when nothing else uses it. */
 static void fused(Fz *z, HloInstr *p, HloInstr *f, HloInstr *pv, Group g,
-		  int nops, int copies)
+		  int nops, int copies, int reused)
 {
 	/* Scanned again: when p brings many instructions, or when the
 	 * costly op is a division, which stops being costly once its
@@ -2755,7 +2795,15 @@ static void fused(Fz *z, HloInstr *p, HloInstr *f, HloInstr *pv, Group g,
 				     g.costly[0] == 'r') &&
 			(g.costly == hlo_opcode_name(HLO_DIVIDE) ||
 			 g.costly == hlo_opcode_name(HLO_REMAINDER));
-	if (p->op == HLO_FUSION || division || z->layout_copies != copies) {
+	if (z->reused != reused) {
+		/* an instruction reused instead of copied: the computation
+		 * may have gained nothing (its dropped parameters still in
+		 * the list: drop_operand_late), which the cache takes for
+		 * no change */
+		g = fz_group_of(f);
+		fz_group_put(z->groups, f, g);
+	} else if (p->op == HLO_FUSION || division ||
+		   z->layout_copies != copies) {
 		g = fz_group(z->groups, f);
 	} else {
 		/* What a scan would find: the copy of p went to the end,
@@ -2799,7 +2847,7 @@ static void fused(Fz *z, HloInstr *p, HloInstr *f, HloInstr *pv, Group g,
 static void fuse_into(Fz *z, HloInstr *p, HloInstr *f, int at)
 {
 	Group g = fz_group(z->groups, f);
-	int nops = f->nops, copies = z->layout_copies;
+	int nops = f->nops, copies = z->layout_copies, reused = z->reused;
 	HloInstr *pv = copy_into(z, p, f, 0, z->lazy_params);
 	if (!pv)
 		return;
@@ -2833,7 +2881,7 @@ static void fuse_into(Fz *z, HloInstr *p, HloInstr *f, int at)
 		else
 			fz_drop_operand(f, i);
 	}
-	fused(z, p, f, pv, g, nops, copies);
+	fused(z, p, f, pv, g, nops, copies, reused);
 }
 
 /* fuse_into for the producer p that wrap left out of fusion f (copy:
@@ -2844,7 +2892,7 @@ static void fuse_first(Fz *z, HloInstr *p, HloInstr *f, HloInstr *copy,
 		       const HloInstr *stand)
 {
 	Group g = fz_group(z->groups, f);
-	int nops = f->nops, copies = z->layout_copies;
+	int nops = f->nops, copies = z->layout_copies, reused = z->reused;
 	HloInstr *pv = copy_into(z, p, f, 1, z->lazy_params);
 	HloComp *fc = fz_fused_comp(f);
 	/* read as the parameter for p would have been, in p's shape */
@@ -2889,7 +2937,7 @@ static void fuse_first(Fz *z, HloInstr *p, HloInstr *f, HloInstr *copy,
 	}
 #endif
 	if (pv)
-		fused(z, p, f, pv, g, nops, copies);
+		fused(z, p, f, pv, g, nops, copies, reused);
 }
 
 /* ---- program order -------------------------------------------------------- */

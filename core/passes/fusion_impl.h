@@ -215,6 +215,8 @@ typedef struct Fz {
 	 * its consumer's copy; the decisions just made in it, the last of
 	 * the log, move with it at once (fusion.c: rekey_tail). */
 	int layout_copies; /* made by fz_as_layout so far */
+	int reused;        /* producers copy_into found computed in the fusion
+		       already (fusion.c: same_in), so far */
 	struct FzKern {
 		const HloInstr *k;
 		unsigned names; /* decision_names: hash of its three names */
@@ -411,8 +413,10 @@ int fz_inline_comp_in(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
 /* fz_inline_comp_in for a src dropped right after (fz_drop_comp): its
  * instructions but the parameters move into dst instead of being copied
  * (with the names, ids and user lists the copies would have), and
- * map[i] is po[i] itself for those. Of src only its parameters and root
- * may be read after; a tuple root is copied, not moved. */
+ * map[i] is po[i] itself for those; one whose value dst computes
+ * already (pass_same_value) stays behind, map[i] naming dst's. Of src
+ * only its parameters and root may be read after; a tuple root is
+ * copied, not moved. */
 int fz_move_comp_in(Fz *z, HloComp *src, HloComp *dst, const HloComp *outer,
 		    HloInstr *const *ops, int nops, HloInstr **po,
 		    HloInstr **map);

@@ -467,10 +467,26 @@ static bool places_by(Places *p)
 	return true;
 }
 
+/* Is there a group named g? */
+static bool is_group(const Places *p, const char *g)
+{
+	const FzIndex *ix = &p->named;
+	unsigned gh = fz_hash_words(&g, 1);
+	if (!ix->cap)
+		return false;
+	unsigned mask = (unsigned)ix->cap - 1;
+	for (unsigned i = gh & mask; ix->slot[i].v; i = (i + 1) & mask)
+		if (ix->slot[i].h == gh &&
+		    !strcmp(p->l->g[ix->slot[i].v - 1].name, g))
+			return true;
+	return false;
+}
+
 /* The fusion that holds decision d's consumer: the one it names (*f)
  * while that still holds a member of the name, or the one that fusion
- * became part of, else the last group that does (none: *f cleared
- * unless keep). */
+ * became part of, else the last group that does; none: the one that
+ * fusion became part of still (the consumer went, its value computed
+ * there by another instruction), else *f cleared unless keep. */
 static bool place(Places *p, FusionDecision *d, char **f, bool keep)
 {
 	PlaceQuery pq = {.d = d};
@@ -496,6 +512,13 @@ static bool place(Places *p, FusionDecision *d, char **f, bool keep)
 	MemberQuery qb = {p->l, p->last, d->comp, d->consumer, NULL};
 	int at = fz_index_find(&p->by, place_h2(&pq), same_member, &qb);
 	const FusionGroup *g = at >= 0 ? &p->l->g[p->last[at].g] : NULL;
+	if (!g && to && to != *f && is_group(p, to)) {
+		/* the consumer is in no fusion by its name: the one its
+		 * fusion became part of computes it (as an instruction that
+		 * computed the same already: fz_move_comp_in) */
+		*f = to;
+		return true;
+	}
 	if (!g) {
 		if (!keep) /* in no fusion now */
 			*f = NULL;

@@ -105,6 +105,15 @@ Shape *pass_shape_of(HloModule *m, const HloInstr *x);
 void pass_detach(HloInstr *ins);
 void pass_compact(HloComp *c);
 
+/* Whether d computes what s would with operands sops (s's own, or
+ * their copies where s is being copied or moved): the same opcode,
+ * operands in the same order, shape, attributes (metadata aside) and
+ * literal, and nothing that cse would not merge (a parameter, a side
+ * effect, a tuple). Sufficient, not necessary: a no may be two equal
+ * values cse's printed keys would merge. */
+bool pass_same_value(const HloInstr *d, const HloInstr *s,
+		     HloInstr *const *sops);
+
 /* True when ins, or anything a computation it calls runs, has side
  * effects (XF_SIDE opcodes; collectives and async pairs count too). */
 bool pass_has_side_effect(const HloInstr *ins);
