@@ -139,56 +139,6 @@ static bool add_call_preds(HloInstr *d, const char *preds)
 	return ok;
 }
 
-/* The instruction the call's control successors now follow. */
-typedef struct Relay {
-	const HloInstr *call, *root;
-	bool has_root; /* the list names root already */
-} Relay;
-
-static const char *relayed(void *ctx, const HloInstr *y, const char *tok,
-			   size_t n)
-{
-	const Relay *r = ctx;
-	(void)n;
-	if (y != r->call)
-		return tok;
-	return r->has_root ? NULL : r->root->name;
-}
-
-/* What named the call in its control-predecessors names root instead
- * (XLA relays a call's control successors to the inlined root). Read
- * through the computation's names: before the call is detached. False
- * on out of memory. */
-static bool relay_successors(HloInstr *call, const HloInstr *root)
-{
-	HloComp *c = call->parent;
-	StrBuf b, t;
-	sb_init(&b);
-	sb_init(&t);
-	bool ok = true;
-	for (int j = 0; j < c->n && ok; j++) {
-		HloInstr *x = c->instrs[j];
-		HloAttr *a =
-			x == call
-				? NULL
-				: hlo_attr_find_raw(x, "control-predecessors");
-		if (!a || !a->u.s)
-			continue;
-		Relay r = {call, root, lists(c, a->u.s, root, &t)};
-		bool changed;
-		pass_relist(c, a->u.s, relayed, &r, &b, &changed);
-		if (!changed)
-			continue;
-		const char *v = arena_strdup(&c->module->arena, sb_str(&b));
-		ok = v != NULL;
-		if (ok)
-			a->u.s = v;
-	}
-	sb_free(&b);
-	sb_free(&t);
-	return ok;
-}
-
 /* Inlines one call; false on out-of-memory. */
 static bool inline_call(HloInstr *call, HloComp *callee, HloInstr **map)
 {
@@ -241,8 +191,13 @@ static bool inline_call(HloInstr *call, HloComp *callee, HloInstr **map)
 			ok = add_call_preds(map[po[i]->id], cp->u.s);
 	if (ok && layout && cp && cp->u.s)
 		ok = add_call_preds(r, cp->u.s);
-	if (ok && c->module->control_preds)
-		ok = relay_successors(call, r);
+	if (ok && c->module->control_preds) {
+		/* XLA relays a call's control successors to the new root */
+		StrBuf b;
+		sb_init(&b);
+		ok = pass_relist_renamed(c->module, call, r->name, &b);
+		sb_free(&b);
+	}
 	free(po);
 	if (!ok)
 		return false;

@@ -91,6 +91,12 @@ typedef const char *(*ListedName)(void *ctx, const HloInstr *y,
 int pass_relist(const HloComp *c, const char *list, ListedName name,
 		void *ctx, StrBuf *b, bool *changed);
 
+/* The control-predecessors lists of f's computation that name f name nn
+ * instead, nn listed once (a list that named an instruction called nn
+ * too keeps one). Read through the computation's names: call it while f
+ * still has its name. False on out of memory. */
+bool pass_relist_renamed(HloModule *m, HloInstr *f, const char *nn, StrBuf *b);
+
 /* The shape x has, for a new instruction of module m: x's own when x is
  * in m (shapes are not changed once an instruction holds one, and m's
  * arena lives as long as m, so instructions share them), else a copy in

@@ -659,22 +659,29 @@ void pass_tidy_control_preds(HloModule *m)
 typedef struct Rename {
 	const HloInstr *f;
 	const char *to;
+	bool seen; /* the list being rewritten names to already */
 } Rename;
 
+/* f's name becomes to, and to is listed once: a list that also names
+ * the instruction called to keeps the first of the two. */
 static const char *renamed(void *ctx, const HloInstr *y, const char *tok,
 			   size_t n)
 {
-	const Rename *r = ctx;
+	Rename *r = ctx;
 	(void)n;
+	if (!y || (y != r->f && strcmp(y->name, r->to)))
+		return tok;
+	if (r->seen)
+		return NULL;
+	r->seen = true;
 	return y == r->f ? r->to : tok;
 }
 
-/* Lists in f's computation that name f name it nn instead (before f is
- * renamed nn: a list is read through the computation's names). */
-static bool relist(HloModule *m, HloInstr *f, const char *nn, StrBuf *b)
+/* See passes.h. */
+bool pass_relist_renamed(HloModule *m, HloInstr *f, const char *nn, StrBuf *b)
 {
 	HloComp *c = f->parent;
-	Rename r = {f, nn};
+	Rename r = {f, nn, false};
 	for (int j = 0; j < c->n; j++) {
 		HloInstr *x = c->instrs[j];
 		for (int i = 0; i < x->nattrs; i++) {
@@ -683,6 +690,7 @@ static bool relist(HloModule *m, HloInstr *f, const char *nn, StrBuf *b)
 			if (a->key != A_RAW || !a->u.s ||
 			    strcmp(a->name, "control-predecessors"))
 				continue;
+			r.seen = false;
 			pass_relist(c, a->u.s, renamed, &r, b, &changed);
 			const char *v = changed ? arena_strdup(&m->arena,
 							       sb_str(b))
@@ -809,7 +817,8 @@ bool pass_unique_fusion_names(HloModule *m)
 	for (int i = 0; i < ndup && ok; i++) {
 		HloInstr *f = dup[i];
 		const char *nn = fresh_module_name(m, &all, f);
-		ok = nn && (!m->control_preds || relist(m, f, nn, &b)) &&
+		ok = nn &&
+		     (!m->control_preds || pass_relist_renamed(m, f, nn, &b)) &&
 		     hlo_instr_rename(f, nn);
 	}
 	sb_free(&b);
