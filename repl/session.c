@@ -98,6 +98,8 @@ void repl_session_free(Session *s)
 	repl_value_clear(&s->result);
 	free(s->last_out);
 	s->last_out = NULL;
+	fusion_log_free(s->trial_log);
+	s->trial_log = NULL;
 }
 
 /* Keeps the inputs that still fit a parameter of the new module. */

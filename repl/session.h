@@ -127,6 +127,13 @@ typedef struct Session {
 				   rewrite */
 	int node_cap;           /* `set node-cap N`: nodes a picture draws
 				   before falling back; 0: VIZ_DEFAULT */
+	/* `why` and `fuse`: what 'pass fusion' decides on the current
+	 * module, from a trial run on a copy (commands/fusion.c), kept for
+	 * the step of serial trial_serial with fusion switched as
+	 * trial_off; NULL: none kept. */
+	struct FusionLog *trial_log;
+	unsigned long trial_serial;
+	bool trial_off;
 	double cpu_gbps, cpu_gflops; /* roofline machines for `cost` */
 	double gpu_gbps, gpu_gflops;
 	unsigned long next_serial;

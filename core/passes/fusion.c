@@ -879,7 +879,8 @@ const char *fz_human(char *buf, size_t cap, int64_t b)
 	 * round what it rounds. */
 	if (i == 0 || u > ((uint64_t)1 << 53)) {
 		if (i == 0) {
-			snprintf(buf, cap, "%lld bytes", (long long)b);
+			snprintf(buf, cap, "%lld byte%s", (long long)b,
+				 u == 1 ? "" : "s");
 			return buf;
 		}
 		double x = (double)u;
@@ -1622,11 +1623,16 @@ decide(GroupCache *gcache, const HloInstr *p, Consumer *k, int at,
 	    !shape_same_dims_but_ones(p->shape, c->shape)) {
 		fz_shape_text(b1, sizeof b1, c->shape);
 		fz_shape_text(b2, sizeof b2, p->shape);
+		/* a fused consumer: its kernel's shape, not its own */
 		return say(
 			v, false, R_NOT_AN_EPILOGUE,
-			"fusion into the output of a %s would create a "
-			"loop fusion: the consumer's shape %s is not the "
-			"result shape %s",
+			c->op == HLO_FUSION
+				? "fusion into the output of a %s would create "
+				  "a loop fusion: the consumer is part of a "
+				  "kernel of shape %s, not the result shape %s"
+				: "fusion into the output of a %s would create "
+				  "a loop fusion: the consumer's shape %s is "
+				  "not the result shape %s",
 			3,
 			(Said[]){kept(gp->ndot ? "dot/convolution" : "reduce"),
 				 copied(b1), copied(b2)});
@@ -1658,18 +1664,18 @@ decide(GroupCache *gcache, const HloInstr *p, Consumer *k, int at,
 			   (Said[]){kept(gp->costly), num(others),
 				    kept(others == 1 ? "" : "s")});
 	int64_t dup_reads = others > 0 ? pb.dup_reads : 0;
-	if (others > 0 && dup_reads > fz_bytes_of(p)) {
-		fz_human(b1, sizeof b1, dup_reads - fz_bytes_of(p));
+	/* (the rule's own figures, not bytes_saved's: that one counts
+	 * the graph as it stands, broadcast operands read whole) */
+	if (others > 0 && dup_reads > fz_bytes_of(p))
 		return say(v, false, R_DUPLICATION_COSTS_BYTES,
-			   "the producer has %d user%s outside the fusion and "
-			   "duplication costs %s more than it saves (the copy "
-			   "reads %lld bytes of operands to save reading "
-			   "%lld)",
-			   5,
+			   "the producer has %d user%s outside the fusion: "
+			   "a copy of it would read %lld bytes of operands to "
+			   "save reading its %lld (broadcasts, iotas and "
+			   "constants not counted: they would be fused too)",
+			   4,
 			   (Said[]){num(others), kept(others == 1 ? "" : "s"),
-				    copied(b1), lnum((long long)dup_reads),
+				    lnum((long long)dup_reads),
 				    lnum((long long)fz_bytes_of(p))});
-	}
 	if (nops > FUSION_MAX_OPERANDS)
 		return say(v, false, R_TOO_MANY_OPERANDS,
 			   "fusion would exceed %d operands (%d)", 2,
@@ -4372,11 +4378,20 @@ void fusion_judge(const HloModule *m, const HloInstr *p, const HloInstr *c,
 		       "or fused computation, not code of its own",
 		       c->parent->name);
 	} else if (!fz_among(c->ops, c->nops, p)) {
-		const HloInstr *shared = NULL;
+		const HloInstr *shared = NULL, *gte = NULL;
 		for (int i = 0; i < c->nops && !shared; i++)
 			if (fz_among(p->ops, p->nops, c->ops[i]))
 				shared = c->ops[i];
-		if (fz_among(p->ops, p->nops, c))
+		for (int i = 0; i < c->nops && !gte; i++)
+			if (c->ops[i]->op == HLO_GET_TUPLE_ELEMENT &&
+			    c->ops[i]->nops == 1 && c->ops[i]->ops[0] == p)
+				gte = c->ops[i];
+		if (gte)
+			fz_say(&v, false, "not-producer-consumer",
+			       "%s does not use %s directly: it reads %s, an "
+			       "element of its tuple (ask 'why %s %s')",
+			       c->name, p->name, gte->name, gte->name, c->name);
+		else if (fz_among(p->ops, p->nops, c))
 			fz_say(&v, false, "not-producer-consumer",
 			       "%s does not use %s (it is the other way round: "
 			       "ask 'why %s %s')",

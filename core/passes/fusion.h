@@ -114,10 +114,13 @@ int fusion_log_find(const FusionLog *l, const char *a, const char *b,
 		    const FusionDecision **out, int max);
 const FusionGroup *fusion_log_group(const FusionLog *l, const char *name);
 
-/* What the fusion pass would decide now for producer p and consumer c of
- * the same computation (nothing changes). When c does not use p, the
- * rule says why the pair is never considered. out's strings are
- * malloc'd (fusion_decision_free); all NULL when memory ran out. */
+/* The fusion pass's rules applied to producer p and consumer c of the
+ * same computation as they stand, on their own (nothing changes; the
+ * pass itself offers p to the kernel c is part of by its turn, which
+ * a trial run of the pass on a copy answers: the REPL's 'why'). When
+ * c does not use p, the rule says why the pair is never considered.
+ * out's strings are malloc'd (fusion_decision_free); all NULL when
+ * memory ran out. */
 void fusion_judge(const HloModule *m, const HloInstr *p, const HloInstr *c,
 		  bool fusion_off, FusionDecision *out);
 

@@ -3,8 +3,10 @@
  * decisions) and `fuse A B` (force one fusion, as a history step).
  *
  * Answers come from the decision log the fusion passes leave in the
- * session (core/passes/fusion.h); a pair the passes never considered is
- * judged on the spot by the same rules. */
+ * session (core/passes/fusion.h); a pair the log lacks, from a trial
+ * run of the fusion pass on a copy of the module (kept per history
+ * step), so that the answer before the pass is the one after it; a
+ * pair the pass never offers is judged on its own by the same rules. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,8 +123,12 @@ static bool ambiguous_at(PairOrder *o, int i)
 	       (k + 1 < l->n && same_pair(&l->d[i], o->by_pair[k + 1].d));
 }
 
-static void print_decision(Session *s, const FusionDecision *d,
-			   const char *considered)
+/* Prints decision d. l: the log it is in (NULL: none, judged on the
+ * spot); trial: l is a trial run's, whose fusions are not the module's
+ * (where d went is not said). */
+static void print_decision(Session *s, const FusionLog *l,
+			   const FusionDecision *d, const char *considered,
+			   bool trial)
 {
 	char h[32];
 	fprintf(s->out,
@@ -136,9 +142,11 @@ static void print_decision(Session *s, const FusionDecision *d,
 		fprintf(s->out, "  (as siblings: %s and %s are two kernels "
 				"that read the same value)\n",
 			d->producer, d->consumer);
-	if (d->fused && d->into)
+	if (trial)
+		; /* the trial's fusions are not the module's */
+	else if (d->fused && d->into)
 		fprintf(s->out, "  now in %s\n", d->into);
-	else if (d->where && ambiguous(repl_fusion_log(s), d))
+	else if (d->where && ambiguous(l, d))
 		fprintf(s->out, "  (about the copy of %s in %s)\n", d->consumer,
 			d->where);
 	if (d->bytes_saved > 0 && !d->fused)
@@ -162,24 +170,179 @@ static const HloInstr *caller_of(const HloModule *m, const HloComp *fc)
 	return NULL;
 }
 
-/* Finds both names in module m (NULL when either is missing). */
-static bool find_pair(const HloModule *m, const char *a, const char *b,
-		      HloInstr **pa, HloInstr **pb)
+/* The kernel x is part of: x, or the fusion whose fused computation
+ * holds it (through fusions inside fusions). */
+static HloInstr *kernel_of(const HloModule *m, HloInstr *x)
 {
-	if (!m)
+	for (int depth = 0; depth < 64; depth++) {
+		const HloInstr *f = caller_of(m, x->parent);
+		if (!f)
+			break;
+		x = (HloInstr *)f;
+	}
+	return x;
+}
+
+enum { SAME_NAME_MAX = 16 };
+
+/* The instructions named name in m's computations, the entry's first
+ * (HLO text may use a name in several computations); at most max. */
+static int named(const HloModule *m, const char *name, HloInstr **out, int max)
+{
+	int n = 0;
+	HloInstr *x = m->entry ? hlo_comp_find(m->entry, name) : NULL;
+	if (x)
+		out[n++] = x;
+	for (int i = 0; i < m->ncomps && n < max; i++)
+		if (m->comps[i] != m->entry &&
+		    (x = hlo_comp_find(m->comps[i], name)))
+			out[n++] = x;
+	return n;
+}
+
+/* How close two instructions are: in one computation, or in kernels
+ * of one (an instruction inside a fusion stands for it), or apart. */
+enum { APART, KERNELS_TOGETHER, TOGETHER };
+
+/* Finds both names in module m (false when either is missing): where a
+ * name is in several computations, a pair as close as can be (the
+ * entry's first); *close says how close. */
+static bool find_pair(const HloModule *m, const char *a, const char *b,
+		      HloInstr **pa, HloInstr **pb, int *close)
+{
+	HloInstr *xa[SAME_NAME_MAX], *xb[SAME_NAME_MAX];
+	int na = m ? named(m, a, xa, SAME_NAME_MAX) : 0;
+	int nb = m ? named(m, b, xb, SAME_NAME_MAX) : 0;
+	*close = APART;
+	if (!na || !nb)
 		return false;
-	*pa = repl_find_instr(m, a);
-	*pb = repl_find_instr(m, b);
-	return *pa && *pb;
+	*pa = xa[0];
+	*pb = xb[0];
+	for (int i = 0; i < na; i++)
+		for (int k = 0; k < nb; k++) {
+			HloInstr *x = xa[i], *y = xb[k];
+			int c = x->parent == y->parent ? TOGETHER
+				: kernel_of(m, x)->parent ==
+						kernel_of(m, y)->parent
+					? KERNELS_TOGETHER
+					: APART;
+			if (c > *close) {
+				*pa = x;
+				*pb = y;
+				*close = c;
+			}
+		}
+	return true;
+}
+
+/* What 'pass fusion' decides on the current module, from a trial run on
+ * a copy: kept in the session for the step and the fusion switch it
+ * was made for. NULL when out of memory. */
+static const FusionLog *trial_log(Session *s)
+{
+	const HistStep *h = repl_history_step(s, cmd_current_step(s));
+	unsigned long serial = h ? h->serial : 0;
+	if (s->trial_log && serial && s->trial_serial == serial &&
+	    s->trial_off == s->fusion_off)
+		return s->trial_log;
+	fusion_log_free(s->trial_log);
+	s->trial_log = NULL;
+	HloModule *m = hlo_module_clone(s->mod);
+	FusionLog *l = fusion_log_new();
+	Diag d;
+	diag_init(&d);
+	PassCtx cx = {.d = &d, .fusion_log = l, .fusion_off = s->fusion_off};
+	const Pass *fusion = pass_find("fusion");
+	if (m && l && fusion) {
+		fusion->run(m, &cx);
+		if (cx.oom || d.errors) {
+			fusion_log_free(l);
+			l = NULL;
+		}
+	} else {
+		fusion_log_free(l);
+		l = NULL;
+	}
+	diag_free(&d);
+	hlo_module_free(m);
+	s->trial_log = l;
+	s->trial_serial = serial;
+	s->trial_off = s->fusion_off;
+	return l;
+}
+
+/* The trial run's decisions about the edge from p to c of the current
+ * module (named as the pass names an edge); how many, at most max, or
+ * -1 (the error printed) when memory ran out. */
+static int trial_find(Session *s, const HloInstr *p, const HloInstr *c,
+		      const FusionDecision **out, int max)
+{
+	const FusionLog *l = trial_log(s);
+	if (!l) {
+		repl_error(s, "out of memory in a trial run of 'pass fusion'");
+		return -1;
+	}
+	const char *pn, *cn;
+	fusion_edge_names(p, c, &pn, &cn);
+	return fusion_log_find(l, pn, cn, out, max);
+}
+
+/* Says where an answer from the trial run comes from. */
+static void trial_note(Session *s)
+{
+	fprintf(s->out,
+		"  (%s: a trial run of 'pass fusion' on a copy of "
+		"the module as it is now decides this)\n",
+		repl_fusion_log(s) ? "not in the last fusion pass's log"
+				   : "no fusion pass has run");
+}
+
+/* Prints the trial run's decisions about names a and b, asked as the
+ * log is asked (so that the answer is the one the log gives after the
+ * pass); how many, or -1 (the error printed) when memory ran out. */
+static int trial_by_name(Session *s, const char *a, const char *b)
+{
+	const FusionLog *tl = trial_log(s);
+	if (!tl) {
+		repl_error(s, "out of memory in a trial run of 'pass fusion'");
+		return -1;
+	}
+	const FusionDecision *found[WHY_MAX];
+	int n = fusion_log_find(tl, a, b, found, WHY_MAX);
+	for (int i = 0; i < n; i++)
+		print_decision(s, tl, found[i], "no", true);
+	if (n)
+		trial_note(s);
+	return n;
+}
+
+/* Says which of x and y were asked about as the kernels kx and ky they
+ * are part of (one of them is). */
+static void inside_note(Session *s, const HloInstr *x, const HloInstr *kx,
+			const HloInstr *y, const HloInstr *ky)
+{
+	fprintf(s->out, "  (");
+	if (x != kx)
+		fprintf(s->out, "%s is part of %s%s", x->name, kx->name,
+			y != ky ? ", " : "");
+	if (y != ky)
+		fprintf(s->out, "%s is part of %s", y->name, ky->name);
+	fprintf(s->out, ": answered for the kernel%s)\n",
+		x != kx && y != ky ? "s" : "");
 }
 
 /* Judges a pair the log does not have: in the current module, or in the
  * module the last fusion pass started from (where the original names
- * are), preferring the one that has both in one computation. */
+ * are), preferring the one that has both in one computation. In the
+ * current module, what the pass itself decides comes from a trial run
+ * (a producer is offered to its consumer's kernel as it has grown,
+ * which judging the pair on its own does not see). */
 static bool judge(Session *s, const char *a, const char *b)
 {
+	int nb = trial_by_name(s, a, b);
+	if (nb)
+		return nb > 0;
 	const HloModule *cand[2] = {s->mod, NULL};
-	const char *when[2] = {"now", "before the fusion pass"};
 	int base;
 	if (repl_fusion_log_at(s, cmd_current_step(s), NULL, &base)) {
 		/* NULL (the error printed) only when out of memory. */
@@ -187,17 +350,17 @@ static bool judge(Session *s, const char *a, const char *b)
 		    !(cand[1] = repl_history_module(s, base)))
 			return false;
 	}
+	/* the closest pair, the current module's first */
 	const HloModule *m = NULL;
-	const char *where = NULL;
 	HloInstr *pa = NULL, *pb = NULL;
-	for (int pass = 0; pass < 2 && !m; pass++)
+	for (int want = TOGETHER; want >= APART && !m; want--)
 		for (int i = 0; i < 2 && !m; i++) {
 			HloInstr *x, *y;
-			if (!find_pair(cand[i], a, b, &x, &y) ||
-			    (pass == 0 && x->parent != y->parent))
+			int close;
+			if (!find_pair(cand[i], a, b, &x, &y, &close) ||
+			    close < want)
 				continue;
 			m = cand[i];
-			where = when[i];
 			pa = x;
 			pb = y;
 		}
@@ -206,39 +369,89 @@ static bool judge(Session *s, const char *a, const char *b)
 		return repl_error(s, "no instruction named '%s'",
 				  repl_bare_name(miss));
 	}
-	FusionDecision d;
-	const HloInstr *fa = caller_of(m, pa->parent);
-	const HloInstr *fb = caller_of(m, pb->parent);
-	if (fa && fa == fb) {
+	HloInstr *ka = kernel_of(m, pa), *kb = kernel_of(m, pb);
+	if (ka == kb && (ka != pa || kb != pb)) {
+		const char *kind = hlo_attr_enum(ka, A_KIND);
 		fprintf(s->out,
 			"why: producer=%s consumer=%s fused=yes "
 			"rule=same-fusion bytes_saved=0 considered=no\n",
 			pa->name, pb->name);
 		fprintf(s->out, "  both are already inside %s (kind=%s)\n",
-			fa->name, hlo_attr_enum(fa, A_KIND) ? hlo_attr_enum(fa, A_KIND) : "?");
+			ka->name, kind ? kind : "?");
 		return true;
 	}
-	fusion_judge(m, pa, pb, s->fusion_off, &d);
+	/* an instruction inside a fusion stands for it */
+	bool inside = ka->parent == kb->parent && (ka != pa || kb != pb);
+	HloInstr *p = inside ? ka : pa, *c = inside ? kb : pb;
+	FusionDecision d;
+	fusion_judge(m, p, c, s->fusion_off, &d);
 	if (!d.producer || !d.reason) {
 		fusion_decision_free(&d);
 		return repl_error(s, "out of memory");
 	}
-	print_decision(s, &d, "no");
-	if (!strcmp(d.rule, "not-producer-consumer") ||
-	    !strcmp(d.rule, "different-computations") ||
-	    !strcmp(d.rule, "not-fused-here"))
+	bool never = !strcmp(d.rule, "not-producer-consumer") ||
+		     !strcmp(d.rule, "different-computations") ||
+		     !strcmp(d.rule, "not-fused-here");
+	const FusionDecision *found[WHY_MAX];
+	int n = !never && m == s->mod ? trial_find(s, p, c, found, WHY_MAX) : 0;
+	if (n < 0) {
+		fusion_decision_free(&d);
+		return false;
+	}
+	for (int i = 0; i < n; i++)
+		print_decision(s, s->trial_log, found[i], "no", true);
+	if (!n)
+		print_decision(s, NULL, &d, "no", false);
+	if (inside)
+		inside_note(s, pa, p, pb, c);
+	if (!strcmp(d.rule, "not-producer-consumer"))
+		fprintf(s->out, "  (the fusion pass never considers such a "
+				"pair)\n");
+	else if (never)
 		fprintf(s->out, "  (the fusion passes never consider such a "
 				"pair)\n");
-	else if (!repl_fusion_log(s))
-		fprintf(s->out, "  (no fusion pass has run: this is what "
-				"'pass fusion' would decide %s)\n",
-			where);
+	else if (n)
+		trial_note(s);
+	else if (m == s->mod)
+		fprintf(s->out,
+			"  (judged on its own: a trial run of 'pass "
+			"fusion' on a copy of the module as it is now "
+			"records no decision about %s and %s)\n",
+			p->name, c->name);
 	else
-		fprintf(s->out, "  (not in the last fusion pass's log: this "
-				"is what the pass would decide %s)\n",
-			where);
+		fprintf(s->out,
+			"  (not in the last fusion pass's log: judged "
+			"on its own, in the module before that pass)\n");
 	fusion_decision_free(&d);
 	return true;
+}
+
+/* A pair the log names by the kernels the two are part of now: the
+ * multi-output pass decides about two kernels (siblings), each named
+ * by its value. Prints those decisions; how many. */
+static int kernel_siblings(Session *s, const char *a, const char *b)
+{
+	const FusionLog *l = repl_fusion_log(s);
+	HloInstr *x, *y;
+	int close;
+	if (!l || !find_pair(s->mod, a, b, &x, &y, &close))
+		return 0;
+	HloInstr *kx = kernel_of(s->mod, x), *ky = kernel_of(s->mod, y);
+	if (kx == ky || (kx == x && ky == y))
+		return 0;
+	const FusionDecision *found[WHY_MAX];
+	int n = fusion_log_find(l, kx->name, ky->name, found, WHY_MAX), k = 0;
+	for (int i = 0; i < n; i++) {
+		if (!found[i]->siblings)
+			continue;
+		char tag[64];
+		snprintf(tag, sizeof tag, "yes (pass %s)", found[i]->pass);
+		print_decision(s, l, found[i], tag, false);
+		k++;
+	}
+	if (k)
+		inside_note(s, x, kx, y, ky);
+	return k;
 }
 
 bool cmd_why(Session *s, const CmdArgs *a)
@@ -251,10 +464,17 @@ bool cmd_why(Session *s, const CmdArgs *a)
 	 * pair the log holds is answered. */
 	const FusionDecision *found[WHY_MAX];
 	int n = fusion_log_find(repl_fusion_log(s), pa, pb, found, WHY_MAX);
+	/* (a name may be used in two computations: the trial run may
+	 * have it at both ends, as the log would after the pass) */
+	int nt = 0;
+	if (!strcmp(pa, pb) && n == 0 && (nt = trial_by_name(s, pa, pb)) != 0)
+		return nt > 0;
 	if (!strcmp(pa, pb) &&
 	    (n == 0 || fusion_log_group(repl_fusion_log(s), pa)))
 		return repl_error(s, "'%s' twice: 'why' asks about a producer "
 				     "and a consumer", pa);
+	if (n == 0 && kernel_siblings(s, pa, pb))
+		return true;
 	if (n == 0)
 		return judge(s, pa, pb);
 	if (repl_fusion_log(s)->off)
@@ -262,7 +482,7 @@ bool cmd_why(Session *s, const CmdArgs *a)
 	for (int i = 0; i < n; i++) {
 		char tag[64];
 		snprintf(tag, sizeof tag, "yes (pass %s)", found[i]->pass);
-		print_decision(s, found[i], tag);
+		print_decision(s, repl_fusion_log(s), found[i], tag, false);
 	}
 	return true;
 }
@@ -465,6 +685,14 @@ bool cmd_fuse(Session *s, const CmdArgs *a)
 	fusion_edge_names(p, c, &pn, &cn);
 	snprintf(prod, sizeof prod, "%s", pn);
 	snprintf(cons, sizeof cons, "%s", cn);
+	/* what the pass itself decides: a trial run's answer, where the
+	 * pair is judged with the kernel the consumer is part of by then */
+	const FusionDecision *td[1];
+	int tried = trial_find(s, p, c, td, 1);
+	if (tried < 0) {
+		hlo_module_free(m);
+		return false;
+	}
 	if (!fusion_force(m, p, c, s->fusion_off, &v, &made)) {
 		bool ok = repl_error(s, "cannot fuse %s into %s: %s", na, nb,
 				     v.reason ? v.reason : "out of memory");
@@ -491,6 +719,20 @@ bool cmd_fuse(Session *s, const CmdArgs *a)
 		return false;
 	}
 	diag_free(&d);
+	if (tried) {
+		char reason[FUSION_REASON_MAX];
+		char *r = strdup(
+			fusion_decision_reason(td[0], reason, sizeof reason));
+		if (!r) {
+			fusion_decision_free(&v);
+			hlo_module_free(m);
+			return repl_error(s, "out of memory");
+		}
+		free(v.reason);
+		v.reason = r;
+		v.fused = td[0]->fused;
+		v.rule = td[0]->rule;
+	}
 	char label[80], into[64];
 	snprintf(into, sizeof into, "%s", made);
 	snprintf(label, sizeof label, "fuse %s %s", na, nb);

@@ -695,8 +695,9 @@ static void test_human_bytes_match_printf(void **state)
 			d /= 1024;
 			i++;
 		}
-		if (i == 0)
-			snprintf(want, sizeof want, "%lld bytes", (long long)b);
+		if (i == 0) /* "1 byte", "-1 byte", "2 bytes" */
+			snprintf(want, sizeof want, "%lld byte%s", (long long)b,
+				 b == 1 || b == -1 ? "" : "s");
 		else
 			snprintf(want, sizeof want, "%s%.1f %s",
 				 b < 0 ? "-" : "", d, unit[i]);
