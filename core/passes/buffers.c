@@ -12,7 +12,9 @@
  * get-tuple-element and tuple define nothing: they name their operands'
  * buffers. A dynamic-update-slice that is the only reader of the array
  * it updates, a temporary of that array's own, writes into it in place
- * (as XLA's buffer assignment shares it). A buffer lives from its defining position to its last use by
+ * (as XLA's buffer assignment shares it); so does a while on the leaves
+ * of its initial value that only it reads, temporaries of their own
+ * (while_leaves). A buffer lives from its defining position to its last use by
  * an instruction that reads it (a use through an alias counts at the
  * position of the alias's reader); parameters and constants live over
  * the whole schedule and the root's buffers to its end.
@@ -186,24 +188,93 @@ static bool alias_leaves(Asg *a, const HloInstr *ins, int want)
 	}
 }
 
+/* The buffer of leaf i of a while's initial value init (at q) that the
+ * loop may run on in place, or -1: a temporary that nothing but the
+ * loop reads (defined by init, whose only reader is the loop, or by an
+ * operand of init, a tuple, that only init reads), not passed in two
+ * leaves at once. */
+static int loop_takes(const Asg *a, const HloInstr *init, int q, int i)
+{
+	int b = a->leaves[a->lfirst[q] + i];
+	if (a->info[b].kind != BUF_TEMP)
+		return -1;
+	for (int k = 0; k < a->lnum[q]; k++)
+		if (k != i && a->leaves[a->lfirst[q] + k] == b)
+			return -1;
+	const HloInstr *x = a->bufs[b].def;
+	if (x == a->c->root)
+		return -1;
+	if (x != init &&
+	    !(init->op == HLO_TUPLE && x->nusers == 1 && x->users[0] == init))
+		return -1;
+	return b;
+}
+
+/* One buffer per array leaf of s, in leaf order, for while w: leaf *i
+ * of its initial value's where the loop takes it (loop_takes), else
+ * one of its own; *shared counts the first kind. */
+static void while_leaf(Asg *a, const HloInstr *w, const Shape *s, int q, int *i,
+		       int p, int *shared)
+{
+	if (!s || a->oom)
+		return;
+	if (s->type == DT_TUPLE) {
+		for (int k = 0; k < s->ntuple; k++)
+			while_leaf(a, w, s->tuple[k], q, i, p, shared);
+		return;
+	}
+	if (!dtype_is_array(s->type))
+		return;
+	int b = loop_takes(a, w->ops[0], q, (*i)++);
+	if (b >= 0) {
+		put_leaf(a, b);
+		++*shared;
+	} else {
+		new_buffer(a, w, s, p);
+	}
+}
+
+/* The buffers of while w at p: a loop runs in place on its state, as
+ * XLA assigns it (its copy insertion copies only a parameter, a
+ * constant or a value read again later): leaf i of its value is leaf i
+ * of its initial value's where loop_takes says so. False when no leaf
+ * is (the caller defines them all). */
+static bool while_leaves(Asg *a, const HloInstr *w, int want, int p)
+{
+	const HloInstr *init = w->nops == 1 ? w->ops[0] : NULL;
+	int q = init ? pos_of(a, init) : -1;
+	if (q < 0 || a->lnum[q] != want || init->nusers != 1 ||
+	    init == a->c->root)
+		return false;
+	int i = 0, shared = 0;
+	while_leaf(a, w, w->shape, q, &i, p, &shared);
+	return shared > 0;
+}
+
 static void value_leaves(Asg *a, int p)
 {
 	const HloInstr *ins = a->order[p];
 	int want = array_leaves(ins->shape);
 	a->lfirst[p] = a->nleaves;
 	int first_buf = a->nbufs;
-	if (!alias_leaves(a, ins, want)) {
+	if (ins->op == HLO_WHILE ? !while_leaves(a, ins, want, p)
+				 : !alias_leaves(a, ins, want)) {
 		a->nleaves = a->lfirst[p]; /* a partial copy, if any */
+		a->nbufs = first_buf;
 		define_leaves(a, ins, ins->shape, p);
 	}
 	a->lnum[p] = a->nleaves - a->lfirst[p];
-	for (int b = first_buf; b < a->nbufs; b++) {
+	/* the buffers it defines (a while may define some leaves only) */
+	for (int i = 0; i < a->lnum[p]; i++) {
+		int b = a->leaves[a->lfirst[p] + i];
+		if (b < first_buf)
+			continue;
 		BufferKind k = BUF_TEMP;
 		if (ins->op == HLO_PARAMETER)
 			k = BUF_PARAMETER;
 		else if (ins->op == HLO_CONSTANT)
 			k = BUF_CONSTANT;
-		a->info[b] = (BufferInfo){k, b - first_buf};
+		a->info[b] = (BufferInfo){k, i};
 	}
 }
 
@@ -255,9 +326,11 @@ static bool schedule(Asg *a, const HloModule *m)
 
 static bool is_alias(const Asg *a, int p)
 {
-	/* An alias defined nothing: its leaves belong to earlier values. */
+	/* An alias defined nothing: its leaves belong to earlier values (a
+	 * while that runs in place on some of its state's is no alias) */
 	int n = a->lnum[p];
-	return n > 0 && a->bufs[a->leaves[a->lfirst[p]]].def != a->order[p];
+	return n > 0 && a->order[p]->op != HLO_WHILE &&
+	       a->bufs[a->leaves[a->lfirst[p]]].def != a->order[p];
 }
 
 static void extend(Asg *a, int q, int p)

@@ -186,6 +186,61 @@ static void test_update_in_place(void **state)
 	asg_free(&a);
 }
 
+/* A while runs in place on its state, as XLA assigns it: leaf 1 of w
+ * is a's buffer (a temporary only the init tuple reads), which lives
+ * on to w's last reader, the root (an output then). Leaf 0 starts as
+ * p0, a parameter, and leaf 2 as b, which n also reads after the loop:
+ * both get buffers of w's own (XLA's copy insertion copies them).
+ * Positions: p0 0, a 1, b 2, t 3, w 4, g0 5, g1 6, g2 7, n 8, r 9. */
+static void test_while_in_place(void **state)
+{
+	(void)state;
+	Asg a;
+	assign(&a,
+	       "HloModule t\n\n"
+	       "body {\n"
+	       "  s = (f32[16], f32[16], f32[16]) parameter(0)\n"
+	       "  x = f32[16] get-tuple-element(s), index=0\n"
+	       "  y = f32[16] get-tuple-element(s), index=1\n"
+	       "  z = f32[16] get-tuple-element(s), index=2\n"
+	       "  y2 = f32[16] add(x, y)\n"
+	       "  ROOT o = (f32[16], f32[16], f32[16]) tuple(x, y2, z)\n"
+	       "}\n\n"
+	       "cond {\n"
+	       "  s = (f32[16], f32[16], f32[16]) parameter(0)\n"
+	       "  ROOT c = pred[] constant(false)\n"
+	       "}\n\n"
+	       "ENTRY e {\n"
+	       "  p0 = f32[16] parameter(0)\n"
+	       "  a = f32[16] exponential(p0)\n"
+	       "  b = f32[16] negate(p0)\n"
+	       "  t = (f32[16], f32[16], f32[16]) tuple(p0, a, b)\n"
+	       "  w = (f32[16], f32[16], f32[16]) while(t), condition=cond, "
+	       "body=body\n"
+	       "  g0 = f32[16] get-tuple-element(w), index=0\n"
+	       "  g1 = f32[16] get-tuple-element(w), index=1\n"
+	       "  g2 = f32[16] get-tuple-element(w), index=2\n"
+	       "  n = f32[16] add(g2, b)\n"
+	       "  ROOT r = (f32[16], f32[16], f32[16]) tuple(g0, g1, n)\n"
+	       "}\n");
+	for (int k = 0; k < a.ba.n; k++)
+		if (!strcmp(a.ba.bufs[k].def->name, "w") && a.info[k].leaf == 1)
+			fail_msg("w{1} has a buffer of its own");
+	const Buffer *ab = &a.ba.bufs[buf(&a, "a", 0)];
+	assert_int_equal(ab->start, 1);
+	assert_int_equal(ab->end, 9);
+	assert_int_equal(a.info[buf(&a, "a", 0)].kind, BUF_OUTPUT);
+	/* w's own leaves, numbered as leaves of its shape */
+	assert_int_equal(a.ba.bufs[buf(&a, "w", 0)].start, 4);
+	assert_int_equal(a.info[buf(&a, "w", 0)].kind, BUF_OUTPUT);
+	const Buffer *w2 = &a.ba.bufs[buf(&a, "w", 2)];
+	assert_int_equal(w2->start, 4);
+	assert_int_equal(w2->end, 8);
+	/* b is read after the loop: it lives to n */
+	assert_int_equal(a.ba.bufs[buf(&a, "b", 0)].end, 8);
+	asg_free(&a);
+}
+
 /* A tuple-shaped value has a buffer per leaf with its own live range:
  * the fusion's leaf 0 is never read (dead at once), leaf 1 is read by y
  * through get-tuple-element. y then reuses leaf 0's slot. */
@@ -609,6 +664,7 @@ int main(void)
 		cmocka_unit_test(test_best_fit),
 		cmocka_unit_test(test_aliases),
 		cmocka_unit_test(test_update_in_place),
+		cmocka_unit_test(test_while_in_place),
 		cmocka_unit_test(test_tuple_leaves),
 		cmocka_unit_test(test_params_constants),
 		cmocka_unit_test(test_small),
