@@ -142,13 +142,16 @@ static void print_decision(Session *s, const FusionLog *l,
 		fprintf(s->out, "  (as siblings: %s and %s are two kernels "
 				"that read the same value)\n",
 			d->producer, d->consumer);
-	if (trial)
-		; /* the trial's fusions are not the module's */
-	else if (d->fused && d->into)
-		fprintf(s->out, "  now in %s\n", d->into);
+	/* (the trial's fusions are named as the pass will name them) */
+	if (d->fused && d->into)
+		fprintf(s->out,
+			trial ? "  (in the trial run: into %s)\n"
+			      : "  now in %s\n",
+			d->into);
 	else if (d->where && ambiguous(l, d))
-		fprintf(s->out, "  (about the copy of %s in %s)\n", d->consumer,
-			d->where);
+		fprintf(s->out, "  (about the copy of %s in %s%s)\n",
+			d->consumer, d->where,
+			trial ? ", in the trial run" : "");
 	if (d->bytes_saved > 0 && !d->fused)
 		fprintf(s->out, "  fusing would have saved %s of memory "
 				"traffic\n",
@@ -307,6 +310,9 @@ static int trial_by_name(Session *s, const char *a, const char *b)
 		repl_error(s, "out of memory in a trial run of 'pass fusion'");
 		return -1;
 	}
+	/* names of the module as it is (not those the trial makes) */
+	if (!repl_find_instr(s->mod, a) || !repl_find_instr(s->mod, b))
+		return 0;
 	const FusionDecision *found[WHY_MAX];
 	int n = fusion_log_find(tl, a, b, found, WHY_MAX);
 	for (int i = 0; i < n; i++)
@@ -687,12 +693,19 @@ bool cmd_fuse(Session *s, const CmdArgs *a)
 	snprintf(cons, sizeof cons, "%s", cn);
 	/* what the pass itself decides: a trial run's answer, where the
 	 * pair is judged with the kernel the consumer is part of by then */
-	const FusionDecision *td[1];
-	int tried = trial_find(s, p, c, td, 1);
+	const FusionDecision *td[WHY_MAX];
+	int tried = trial_find(s, p, c, td, WHY_MAX);
 	if (tried < 0) {
 		hlo_module_free(m);
 		return false;
 	}
+	/* the decision about c itself, not a copy of it in another kernel:
+	 * the newest of its computation (c is offered its operands after
+	 * its readers, which may have taken copies of it) */
+	const FusionDecision *mine = NULL;
+	for (int i = 0; i < tried; i++)
+		if (!strcmp(td[i]->comp, c->parent->name))
+			mine = td[i];
 	if (!fusion_force(m, p, c, s->fusion_off, &v, &made)) {
 		bool ok = repl_error(s, "cannot fuse %s into %s: %s", na, nb,
 				     v.reason ? v.reason : "out of memory");
@@ -719,10 +732,10 @@ bool cmd_fuse(Session *s, const CmdArgs *a)
 		return false;
 	}
 	diag_free(&d);
-	if (tried) {
+	if (mine) {
 		char reason[FUSION_REASON_MAX];
 		char *r = strdup(
-			fusion_decision_reason(td[0], reason, sizeof reason));
+			fusion_decision_reason(mine, reason, sizeof reason));
 		if (!r) {
 			fusion_decision_free(&v);
 			hlo_module_free(m);
@@ -730,8 +743,8 @@ bool cmd_fuse(Session *s, const CmdArgs *a)
 		}
 		free(v.reason);
 		v.reason = r;
-		v.fused = td[0]->fused;
-		v.rule = td[0]->rule;
+		v.fused = mine->fused;
+		v.rule = mine->rule;
 	}
 	char label[80], into[64];
 	snprintf(into, sizeof into, "%s", made);
