@@ -124,8 +124,8 @@ static bool ambiguous_at(PairOrder *o, int i)
 }
 
 /* Prints decision d. l: the log it is in (NULL: none, judged on the
- * spot); trial: l is a trial run's, whose fusions are not the module's
- * (where d went is not said). */
+ * spot); trial: l is a trial run's, whose fusions the module does not
+ * have yet (where d went is said as the trial's). */
 static void print_decision(Session *s, const FusionLog *l,
 			   const FusionDecision *d, const char *considered,
 			   bool trial)
@@ -274,17 +274,24 @@ static const FusionLog *trial_log(Session *s)
 	return l;
 }
 
+/* trial_log, or NULL with the error printed. */
+static const FusionLog *trial_or_error(Session *s)
+{
+	const FusionLog *l = trial_log(s);
+	if (!l)
+		repl_error(s, "out of memory in a trial run of 'pass fusion'");
+	return l;
+}
+
 /* The trial run's decisions about the edge from p to c of the current
  * module (named as the pass names an edge); how many, at most max, or
  * -1 (the error printed) when memory ran out. */
 static int trial_find(Session *s, const HloInstr *p, const HloInstr *c,
 		      const FusionDecision **out, int max)
 {
-	const FusionLog *l = trial_log(s);
-	if (!l) {
-		repl_error(s, "out of memory in a trial run of 'pass fusion'");
+	const FusionLog *l = trial_or_error(s);
+	if (!l)
 		return -1;
-	}
 	const char *pn, *cn;
 	fusion_edge_names(p, c, &pn, &cn);
 	return fusion_log_find(l, pn, cn, out, max);
@@ -305,11 +312,9 @@ static void trial_note(Session *s)
  * pass); how many, or -1 (the error printed) when memory ran out. */
 static int trial_by_name(Session *s, const char *a, const char *b)
 {
-	const FusionLog *tl = trial_log(s);
-	if (!tl) {
-		repl_error(s, "out of memory in a trial run of 'pass fusion'");
+	const FusionLog *tl = trial_or_error(s);
+	if (!tl)
 		return -1;
-	}
 	/* names of the module as it is (not those the trial makes) */
 	if (!repl_find_instr(s->mod, a) || !repl_find_instr(s->mod, b))
 		return 0;
@@ -320,6 +325,14 @@ static int trial_by_name(Session *s, const char *a, const char *b)
 	if (n)
 		trial_note(s);
 	return n;
+}
+
+/* Prints decision d of the session's log, considered by its pass. */
+static void print_logged(Session *s, const FusionDecision *d)
+{
+	char tag[64];
+	snprintf(tag, sizeof tag, "yes (pass %s)", d->pass);
+	print_decision(s, repl_fusion_log(s), d, tag, false);
 }
 
 /* Says which of x and y were asked about as the kernels kx and ky they
@@ -450,9 +463,7 @@ static int kernel_siblings(Session *s, const char *a, const char *b)
 	for (int i = 0; i < n; i++) {
 		if (!found[i]->siblings)
 			continue;
-		char tag[64];
-		snprintf(tag, sizeof tag, "yes (pass %s)", found[i]->pass);
-		print_decision(s, l, found[i], tag, false);
+		print_logged(s, found[i]);
 		k++;
 	}
 	if (k)
@@ -485,11 +496,8 @@ bool cmd_why(Session *s, const CmdArgs *a)
 		return judge(s, pa, pb);
 	if (repl_fusion_log(s)->off)
 		fprintf(s->out, "(the fusion pass ran with 'set fusion off')\n");
-	for (int i = 0; i < n; i++) {
-		char tag[64];
-		snprintf(tag, sizeof tag, "yes (pass %s)", found[i]->pass);
-		print_decision(s, repl_fusion_log(s), found[i], tag, false);
-	}
+	for (int i = 0; i < n; i++)
+		print_logged(s, found[i]);
 	return true;
 }
 
