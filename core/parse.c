@@ -725,6 +725,14 @@ static bool lit_dim(P *p, LitFill *lf, int d)
 	return true;
 }
 
+static int64_t max_constant_bytes = XR_MAX_CONSTANT_BYTES;
+
+void parse_set_max_constant_bytes(int64_t n)
+{
+	max_constant_bytes =
+		n > 0 && n < XR_MAX_CONSTANT_BYTES ? n : XR_MAX_CONSTANT_BYTES;
+}
+
 static Literal *parse_literal(P *p, const Shape *s, const char *who);
 
 static Literal *parse_tuple_literal(P *p, const Shape *s, const char *who)
@@ -763,11 +771,14 @@ static Literal *parse_literal(P *p, const Shape *s, const char *who)
 	/* A few bytes of text ("constant(1)", "{...}") would otherwise make
 	 * gigabytes of values: constants have a size cap of their own. */
 	int64_t bytes = shape_bytes(s);
-	if (bytes < 0 || bytes > XR_MAX_CONSTANT_BYTES)
-		return err(p, "constant '%s' of shape %s is larger than the %d MiB "
-			   "allowed for a constant in HLO text", who,
-			   shape_str(&p->m->arena, s),
-			   (int)(XR_MAX_CONSTANT_BYTES >> 20)), NULL;
+	if (bytes < 0 || bytes > max_constant_bytes)
+		return err(p,
+			   "constant '%s' of shape %s is larger than the %d "
+			   "MiB "
+			   "allowed for a constant in HLO text",
+			   who, shape_str(&p->m->arena, s),
+			   (int)(max_constant_bytes >> 20)),
+		       NULL;
 	Literal *l = literal_new(&p->m->arena, s);
 	if (!l)
 		return err(p, "constant of shape %s is too large to hold",

@@ -7,6 +7,10 @@
 
 /* Largest constant the parser builds (values, splat or elided). */
 #define XR_MAX_CONSTANT_BYTES ((int64_t)256 << 20)
+/* Lowers that cap for this process (n bytes, at most the default): the
+ * fuzz harness, whose sanitized build takes seconds to fill a constant
+ * at the full cap and would report it as a hang. */
+void parse_set_max_constant_bytes(int64_t n);
 
 typedef enum {
 	PARSE_OK,

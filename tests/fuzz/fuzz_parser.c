@@ -34,6 +34,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	const char *s = getenv("XR_FUZZ_STRICT");
 	strict = s && *s && strcmp(s, "0") != 0;
+	/* a constant at the full cap takes seconds to fill here */
+	parse_set_max_constant_bytes((int64_t)1 << 20);
 	return 0;
 }
 
