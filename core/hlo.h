@@ -194,6 +194,11 @@ struct HloComp {
 	unsigned mark; /* scratch for module walks, like HloInstr.mark */
 	int at;        /* where in module->comps when last indexed (see
 			  hlo_module_comp_index) */
+	/* verify.c: what its callers' checks read of it, hashed in the
+	 * verifier's run vrun (0: none): by address (vhash) and by
+	 * content (vfused) */
+	unsigned vrun;
+	uint64_t vhash, vfused;
 };
 
 struct HloModule {

@@ -73,9 +73,8 @@ typedef struct V {
 	} *callers;
 	int cap_callers; /* a power of two, or 0 */
 	bool named_all; /* note_named filled callers */
-	/* comp_sig's last computation and its comp_hash */
-	const HloComp *sig_comp;
-	uint64_t sig_comp_hash;
+	/* this run's number (HloComp.vrun: hashed) */
+	unsigned run;
 	/* str_word's last string and its hash */
 	const char *str_last;
 	uint64_t str_last_hash;
@@ -786,32 +785,87 @@ static uint64_t mixp(uint64_t h, const void *p)
 	return mix(h, (uint64_t)(uintptr_t)p);
 }
 
-/* What a caller's checks read of computation c: whether it is the
- * entry (calls_entry), its root's shape, its parameters' numbers and
- * shapes in order (params_of), and its size. Not its address nor its
- * root's: the same in a clone (see instr_sig). */
-static uint64_t comp_hash(const V *v, const HloComp *c)
+/* shape_hash, asking only when its cache is empty (most shapes here
+ * were hashed before: the call would cost more than the answer). */
+static uint64_t shash(const Shape *s)
 {
-	uint64_t h = mix(v->m && c == v->m->entry ? 3 : 2,
-			 (uint64_t)(uintptr_t)(c->root ? c->root->shape : NULL));
-	for (int i = 0; i < c->n; i++) {
-		const HloInstr *p = c->instrs[i];
-		if (p->op == HLO_PARAMETER)
-			h = mixp(mix(h, (uint64_t)p->param_no), p->shape);
-	}
-	return mix(h, (uint64_t)c->n);
+	return s && s->hash_cache ? s->hash_cache : shape_hash(s);
 }
 
-/* comp_hash(c) into h; the last one is kept (nothing changes while the
- * verifier runs, and callers of one computation, the reduces of one
- * reducer, often come one after another). */
+/* What a caller's checks read of computation c: whether it is the
+ * entry (calls_entry), its root's shape, its parameters' numbers and
+ * shapes in order (params_of), and its size; by address (c->vhash: not
+ * its own nor its root's, the same in a clone, see instr_sig) and by
+ * content (c->vfused, mix_fused's: a fused computation is a copy of
+ * what was fused, with shapes of its own; 0 stands for a missing shape,
+ * shape_hash is never 0). Kept in c for the rest of this run: nothing
+ * changes while the verifier runs, and each fusion calls a computation
+ * of its own, which check_comp has walked already (the entry, where
+ * passes make fusions, is verified last), so the callers' signatures
+ * walk no computation again (a walk of a fused computation was a miss
+ * in the cache for each of its instructions). Taken parameter by parameter: comp_start, comp_param for each
+ * in c's order, comp_end. */
+typedef struct CompAcc {
+	uint64_t h, f;
+	int np;
+} CompAcc;
+
+static CompAcc comp_start(const V *v, const HloComp *c)
+{
+	uint64_t e = v->m && c == v->m->entry ? 3 : 2;
+	const HloInstr *r = c->root;
+	return (CompAcc){mix(e, (uint64_t)(uintptr_t)(r ? r->shape : NULL)),
+			 mix(mix(mix(0, e), r != NULL),
+			     r && r->shape ? shash(r->shape) : 0),
+			 0};
+}
+
+static inline void comp_param(CompAcc *a, const HloInstr *p)
+{
+	a->h = mixp(mix(a->h, (uint64_t)p->param_no), p->shape);
+	a->f = mix(mix(a->f, (uint64_t)p->param_no),
+		   p->shape ? shash(p->shape) : 0);
+	a->np++;
+}
+
+static void comp_end(const V *v, HloComp *c, const CompAcc *a)
+{
+	c->vhash = mix(a->h, (uint64_t)c->n);
+	c->vfused = mix(a->f, (uint64_t)a->np);
+	c->vrun = v->run;
+}
+
+/* c's hashes for this run: kept in c (comp_end), by a walk of its own
+ * when check_comp has not walked it yet (a caller before its callee).
+ * Outside a run (v->run 0: verify_inherit, verify_module_digest) taken
+ * afresh into *tmp, c left as it is. */
+static const HloComp *hashed(const V *v, const HloComp *cc, HloComp *tmp)
+{
+	HloComp *c = v->run ? (HloComp *)cc /* the module verified */ : tmp;
+	if (v->run && c->vrun == v->run && !XR_ASAN)
+		return c;
+	if (!v->run)
+		*tmp = (HloComp){.root = cc->root, .n = cc->n};
+	CompAcc a = comp_start(v, cc);
+	for (int i = 0; i < cc->n; i++)
+		if (cc->instrs[i]->op == HLO_PARAMETER)
+			comp_param(&a, cc->instrs[i]);
+	/* sanitizer builds: the kept hashes, taken again */
+	uint64_t kept = v->run && c->vrun == v->run ? c->vhash ^ c->vfused : 0;
+	comp_end(v, c, &a);
+	if (kept && kept != (c->vhash ^ c->vfused)) {
+		fprintf(stderr, "verify: the hashes kept for '%s' moved\n",
+			cc->name);
+		abort();
+	}
+	return c;
+}
+
+/* c's hash by address (hashed) into h. */
 static uint64_t comp_sig(V *v, uint64_t h, const HloComp *c)
 {
-	if (c != v->sig_comp) {
-		v->sig_comp = c;
-		v->sig_comp_hash = comp_hash(v, c);
-	}
-	return mix(h, v->sig_comp_hash);
+	HloComp tmp;
+	return mix(h, hashed(v, c, &tmp)->vhash);
 }
 
 /* The keys whose values are computations (what hlo_instr_called_at
@@ -960,13 +1014,6 @@ instr_sig(V *v, const HloInstr *ins, const HloComp *c, unsigned passed,
 	return h | 1;
 }
 
-/* shape_hash, asking only when its cache is empty (most shapes here
- * were hashed before: the call would cost more than the answer). */
-static uint64_t shash(const Shape *s)
-{
-	return s && s->hash_cache ? s->hash_cache : shape_hash(s);
-}
-
 static uint64_t mix_str(uint64_t h, const char *s)
 {
 	if (!s)
@@ -1006,28 +1053,11 @@ static uint64_t mix_ints(uint64_t h, int n, const int64_t *v)
 }
 
 /* A fusion's computation as check_instr reads it (sig_call, r_fusion,
- * calls_entry): whether it is the entry, its root's shape, and its
- * parameters' numbers and shapes in order (which fixes their count and
- * which one params_of takes for each number). Shapes by content: a
- * fused computation is a copy of what was fused, with shapes of its
- * own. 0 stands for a missing shape (shape_hash is never 0). */
+ * calls_entry): its hash by content (hashed). */
 static uint64_t mix_fused(const V *v, uint64_t h, const HloComp *c)
 {
-	if (!c)
-		return mix(h, 1);
-	h = mix(h, v->m && c == v->m->entry ? 3 : 2);
-	const HloInstr *r = c->root;
-	h = mix(mix(h, r != NULL), r && r->shape ? shash(r->shape) : 0);
-	int np = 0;
-	for (int i = 0; i < c->n; i++) {
-		const HloInstr *p = c->instrs[i];
-		if (p->op != HLO_PARAMETER)
-			continue;
-		np++;
-		h = mix(mix(h, (uint64_t)p->param_no),
-			p->shape ? shash(p->shape) : 0);
-	}
-	return mix(h, (uint64_t)np);
+	HloComp tmp;
+	return c ? mix(h, hashed(v, c, &tmp)->vfused) : mix(h, 1);
 }
 
 /* ins's attributes as check_instr reads them: each typed one by its
@@ -1808,6 +1838,12 @@ static void check_comp(V *v, HloModule *m, HloComp *c)
 	int np;
 	bool ordered;
 	int k = list_changed(v, c, hlo_new_mark(m), &ordered, &np);
+	if (c->vrun != v->run) { /* for its callers still to come */
+		CompAcc a = comp_start(v, c);
+		for (int i = 0; i < np; i++)
+			comp_param(&a, v->params[i]);
+		comp_end(v, c, &a);
+	}
 	/* sanitizer builds check always, and stop if params_in_place
 	 * passed what check_params reports */
 	bool in_place = params_in_place(v->params, np);
@@ -1861,8 +1897,16 @@ static void check_entry(V *v, const HloModule *m)
 static bool verify(HloModule *m, Diag *d, const SrcFile *f, bool changed_only,
 		   int *checked, bool *oom)
 {
-	V v = {.d = d, .f = f, .m = m, .start = d->errors,
-	       .changed_only = changed_only};
+	/* a number no computation holds from an earlier run */
+	static unsigned runs;
+	if (++runs == 0)
+		runs = 1;
+	V v = {.d = d,
+	       .f = f,
+	       .m = m,
+	       .start = d->errors,
+	       .changed_only = changed_only,
+	       .run = runs};
 	arena_init(&v.tmp);
 	int cap = 16;
 	while (cap < 2 * m->ncomps)
@@ -1871,8 +1915,15 @@ static bool verify(HloModule *m, Diag *d, const SrcFile *f, bool changed_only,
 	v.cap_callers = v.callers ? cap : 0;
 	v.named_all = m->ncomps >= 64 && note_named(&v, m);
 	check_entry(&v, m);
+	/* the entry last, as HLO text has it: a pass appends what it makes
+	 * (fused computations) after it, and their hashes are then taken
+	 * from their own walks before the entry's fusions ask (hashed) */
 	for (int i = 0; i < m->ncomps && !full(&v); i++)
-		check_comp(&v, m, m->comps[i]);
+		if (m->comps[i] != m->entry)
+			check_comp(&v, m, m->comps[i]);
+	for (int i = 0; i < m->ncomps && !full(&v); i++)
+		if (m->comps[i] == m->entry)
+			check_comp(&v, m, m->comps[i]);
 	if (full(&v))
 		diag_report(d, DIAG_NOTE, f, (SrcLoc){0, 0},
 			    "too many errors; stopped after %d", MAX_ERRORS);
