@@ -803,8 +803,8 @@ static uint64_t shash(const Shape *s)
  * of its own, which check_comp has walked already (the entry, where
  * passes make fusions, is verified last), so the callers' signatures
  * walk no computation again (a walk of a fused computation was a miss
- * in the cache for each of its instructions). Taken parameter by parameter: comp_start, comp_param for each
- * in c's order, comp_end. */
+ * in the cache for each of its instructions). Taken parameter by
+ * parameter: comp_start, comp_param for each in c's order, comp_end. */
 typedef struct CompAcc {
 	uint64_t h, f;
 	int np;
