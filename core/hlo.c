@@ -594,7 +594,7 @@ new_unlisted(HloComp *c, HloOpcode op, Shape *shape, const char *name)
 		return NULL;
 	c->instrs = v;
 	ins->id = m->next_id++;
-	ins->name = name;
+	ins->name = name; /* not in c's names: nothing kept of it */
 	ins->op = op;
 	ins->shape = shape;
 	ins->parent = c;
@@ -649,16 +649,22 @@ static HloInstr *instr_new(HloComp *c, HloOpcode op, Shape *shape,
 	if (!ins || !name)
 		return NULL;
 	ins->name = name;
-	int added = namemap_addn(&c->names, ins->name, len, ins);
+	unsigned h = namemap_key_hash(name, len);
+	int added = namemap_addh(&c->names, ins->name, len, h, ins);
 	if (added == 0 && uniquify) {
 		ins->name = hlo_comp_unique_name(c, name);
-		added = ins->name ? namemap_add(&c->names, ins->name, ins) : -1;
+		len = ins->name ? strlen(ins->name) : 0;
+		h = ins->name ? namemap_key_hash(ins->name, len) : 0;
+		added = ins->name ? namemap_addh(&c->names, ins->name, len, h,
+						 ins)
+				  : -1;
 	}
 	if (added != 1)
 		return NULL; /* taken (or out of memory) */
+	hlo_name_keep(ins, len, h);
 	void *v = arena_grow(a, c->instrs, sizeof *c->instrs, &c->cap, c->n + 1);
 	if (!v) {
-		namemap_del(&c->names, ins->name);
+		hlo_names_del(c, ins);
 		return NULL;
 	}
 	c->instrs = v;
@@ -679,7 +685,7 @@ static HloInstr *instr_new(HloComp *c, HloOpcode op, Shape *shape,
 			if (!o || (o->nusers && o->users[o->nusers - 1] == ins))
 				continue;
 			if (!add_user(o, ins)) {
-				namemap_del(&c->names, ins->name);
+				hlo_names_del(c, ins);
 				return NULL;
 			}
 		}
@@ -884,16 +890,37 @@ void hlo_instr_remove(HloInstr *ins)
 			break;
 		}
 	}
-	namemap_del(&c->names, ins->name);
+	hlo_names_del(c, ins);
 	if (c->root == ins)
 		c->root = NULL;
 	ins->parent = NULL;
 }
 
+unsigned hlo_name_hash_slow(const HloInstr *ins, size_t *len)
+{
+	size_t n = strlen(ins->name);
+	unsigned h = namemap_key_hash(ins->name, n);
+	if (XR_ASAN && ins->name_len &&
+	    (ins->name_len != n + 1 || ins->name_hash != h)) {
+		fprintf(stderr, "hlo: what '%s' keeps of its name is stale\n",
+			ins->name);
+		abort();
+	}
+	*len = n;
+	return h;
+}
+
+bool hlo_names_del(HloComp *c, const HloInstr *ins)
+{
+	size_t n;
+	unsigned h = hlo_name_hash(ins, &n);
+	return namemap_delh(&c->names, ins->name, n, h);
+}
+
 void hlo_instr_unlink(HloInstr *ins)
 {
 	HloComp *c = ins->parent;
-	namemap_del(&c->names, ins->name);
+	hlo_names_del(c, ins);
 	if (c->root == ins)
 		c->root = NULL;
 	ins->parent = NULL;
@@ -939,11 +966,14 @@ bool hlo_instr_rename(HloInstr *ins, const char *name)
 	HloComp *c = ins->parent;
 	/* The copy goes in first, in one probe that fails when the name
 	 * is taken (the copy then stays unused in the arena). */
-	const char *nm = arena_strdup(&c->module->arena, name);
-	if (!nm || namemap_add(&c->names, nm, ins) != 1)
+	size_t len = strlen(name);
+	const char *nm = arena_strndup(&c->module->arena, name, len);
+	unsigned h = nm ? namemap_key_hash(nm, len) : 0;
+	if (!nm || namemap_addh(&c->names, nm, len, h, ins) != 1)
 		return false;
-	namemap_del(&c->names, ins->name);
+	hlo_names_del(c, ins);
 	ins->name = nm;
+	hlo_name_keep(ins, len, h);
 	return true;
 }
 
@@ -1363,9 +1393,10 @@ HloInstr *hlo_instr_move(HloInstr *ins, HloComp *c, HloInstr *const *ops)
 	HloModule *m = c->module;
 	if (!from || from == c || from->module != m)
 		return NULL;
-	/* the name leaves one map for the other: hashed once */
-	size_t len = strlen(ins->name);
-	unsigned h = namemap_key_hash(ins->name, len);
+	/* the name leaves one map for the other: hashed once, if not
+	 * before */
+	size_t len;
+	unsigned h = hlo_name_hash(ins, &len);
 	if (namemap_addh(&c->names, ins->name, len, h, ins) != 1)
 		return NULL; /* taken (or out of memory) */
 	/* room first (instruction list, each operand's users), so that

@@ -172,6 +172,13 @@ struct HloInstr {
 	SrcLoc loc;        /* where it was written; 0 if made by a pass */
 	bool shape_given;  /* shape was written in the text */
 	bool nested;       /* written as an unnamed operand: add(parameter(0)) */
+	/* hlo.c: strlen(name) + 1 and namemap_key_hash(name) once known,
+	 * so that a name taken out of a map, moved or looked up again is
+	 * not read (the string is mostly a miss in the cache); 0 unknown
+	 * (hlo_name_hash). Kept with the name: whatever sets name sets
+	 * them (hlo_name_keep) or forgets them (hlo_name_forget). */
+	uint16_t name_len;
+	unsigned name_hash;
 };
 
 struct HloComp {
@@ -348,6 +355,28 @@ void hlo_comp_sweep(HloComp *c);
 /* Drops the users without a computation (detached or unlinked while
  * still listed) from ins's user list, keeping the others' order. */
 void hlo_instr_sweep_users(HloInstr *ins);
+/* ins's name's length (*len) and namemap_key_hash, as ins keeps them
+ * (name_len), else worked out (hlo_name_hash_slow: also in sanitizer
+ * builds, which check what is kept). */
+unsigned hlo_name_hash_slow(const HloInstr *ins, size_t *len);
+static inline unsigned hlo_name_hash(const HloInstr *ins, size_t *len)
+{
+	if (ins->name_len && !XR_ASAN) {
+		*len = ins->name_len - 1u;
+		return ins->name_hash;
+	}
+	return hlo_name_hash_slow(ins, len);
+}
+/* What ins keeps of its name (just set): its length len and hash h. */
+static inline void hlo_name_keep(HloInstr *ins, size_t len, unsigned h)
+{
+	ins->name_len = len < UINT16_MAX ? (uint16_t)(len + 1) : 0;
+	ins->name_hash = h;
+}
+static inline void hlo_name_forget(HloInstr *ins) { ins->name_len = 0; }
+/* Takes ins's name out of c's names (hlo_name_hash: mostly without
+ * reading it). */
+bool hlo_names_del(HloComp *c, const HloInstr *ins);
 /* Gives ins a copy of name; false (nothing changed) when an instruction
  * of its computation, ins itself included, has that name already. */
 bool hlo_instr_rename(HloInstr *ins, const char *name);

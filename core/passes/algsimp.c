@@ -427,7 +427,7 @@ static void cleanup(S *s)
 	for (int i = 0; i < n; i++) {
 		HloInstr *y = c->instrs[i];
 		if (dead[i]) {
-			namemap_del(&c->names, y->name);
+			hlo_names_del(c, y);
 			y->parent = NULL; /* pass_compact drops it */
 		}
 	}

@@ -2555,19 +2555,24 @@ static HloInstr *move_as(Fz *z, HloComp *dst, HloInstr *s,
 	Arena *a = &dst->module->arena;
 	const char *was = s->name, *name = was;
 	bool plain = true; /* clash_name keeps s's name: unclash after */
-	/* (each name's length found once: namemap_add would again) */
-	size_t n = strlen(name);
-	int added = namemap_addn(&dst->names, name, n, s);
+	/* (each name's length and hash found once, mostly kept by s) */
+	size_t n;
+	unsigned h = hlo_name_hash(s, &n);
+	int added = namemap_addh(&dst->names, name, n, h, s);
 	if (added == 0) {
 		if (n <= 180 && numbered(name, n)) {
 			plain = false;
 			name = clash_rename(z, dst, name, n, outer, &n);
-			added = name ? namemap_addn(&dst->names, name, n, s)
+			h = name ? namemap_key_hash(name, n) : 0;
+			added = name ? namemap_addh(&dst->names, name, n, h, s)
 				     : -1;
 		}
 		if (added == 0) { /* as instr_new's uniquify */
 			name = hlo_comp_unique_name(dst, name);
-			added = name ? namemap_add(&dst->names, name, s) : -1;
+			n = name ? strlen(name) : 0;
+			h = name ? namemap_key_hash(name, n) : 0;
+			added = name ? namemap_addh(&dst->names, name, n, h, s)
+				     : -1;
 		}
 	}
 	if (added != 1)
@@ -2578,6 +2583,7 @@ static HloInstr *move_as(Fz *z, HloComp *dst, HloInstr *s,
 		return NULL;
 	dst->instrs = v;
 	s->name = name;
+	hlo_name_keep(s, n, h);
 	hlo_instr_renew(s, dst);
 	s->nusers = 0;
 	s->user_hint = 0;
@@ -3004,9 +3010,16 @@ static void tidy_params(Fz *z, HloComp *fc)
 		}
 		if (q->name == FZ_UNNAMED) {
 			/* a rename without an old name to take out */
-			if (add_param_name(z, fc, nm, q->param_no, q) == 1)
+			if (add_param_name(z, fc, nm, q->param_no, q) == 1) {
+				int64_t no = q->param_no;
 				q->name = nm;
-			else
+				if (no >= 0 && no < FZ_PARAM_NAMES &&
+				    z->param_names[no] == nm)
+					hlo_name_keep(q, z->param_len[no],
+						      z->param_hash[no]);
+				else
+					hlo_name_forget(q);
+			} else
 				clash = true;
 			continue;
 		}
@@ -3654,8 +3667,11 @@ const char *fz_value_name(const HloInstr *x)
 		r = r->ops[0];
 	if (r->op == HLO_PARAMETER)
 		return x->name;
+	size_t n;
+	unsigned h = x->parent ? hlo_name_hash(r, &n) : 0;
 	const HloInstr *other =
-		x->parent ? namemap_get(&x->parent->names, r->name) : NULL;
+		x->parent ? namemap_geth(&x->parent->names, r->name, n, h)
+			  : NULL;
 	return other && other != x ? x->name : r->name;
 }
 

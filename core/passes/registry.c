@@ -340,7 +340,7 @@ void pass_detach(HloInstr *ins)
 	HloComp *c = ins->parent;
 	assert(c && ins->nusers == 0);
 	hlo_instr_drop_operands(ins);
-	namemap_del(&c->names, ins->name);
+	hlo_names_del(c, ins);
 	if (c->root == ins)
 		c->root = NULL;
 	ins->parent = NULL;
