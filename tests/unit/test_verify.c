@@ -493,6 +493,46 @@ static void verify_collects_and_caps_errors(void **st)
 	hlo_module_free(m);
 }
 
+/* The errors come in the text's order, the first 20 of them, wherever
+ * the entry stands: a module that passes is verified with the entry last
+ * (verify.c), one that fails is verified again in its own order. Here
+ * the entry comes first with 22 errors, a computation after it with
+ * one: only the entry's are reported, the first first, in both modes. */
+static void verify_errors_in_text_order(void **st)
+{
+	(void)st;
+	char text[8192];
+	int n = snprintf(
+		text, sizeof text,
+		"HloModule t\n\nENTRY e {\n  p = f32[4] parameter(0)\n");
+	for (int i = 0; i < 22; i++)
+		n += snprintf(text + n, sizeof text - (size_t)n,
+			      "  x%d = f32[%d] negate(p)\n", i, 5 + i);
+	snprintf(text + n, sizeof text - (size_t)n,
+		 "  ROOT r = f32[4] negate(p)\n}\n\n"
+		 "h {\n  a = f32[2] parameter(0)\n"
+		 "  ROOT b = f32[3] negate(a)\n}\n");
+	SrcFile f = {"t.hlo", text, strlen(text), 0};
+	for (int changed = 0; changed < 2; changed++) {
+		Diag d;
+		diag_init(&d);
+		HloModule *m = parse_module(&f, &d, NULL);
+		assert_non_null(m);
+		int checked;
+		assert_false(
+			changed ? verify_module_changed(m, &d, &f, &checked)
+				: verify_module(m, &d, &f));
+		assert_int_equal(d.errors, 20);
+		const char *t = diag_text(&d);
+		check_error(t, "t.hlo:5:3: error: declared shape f32[5]");
+		assert_true(strstr(t, "t.hlo:5:3:") == t);
+		check_error(t, "t.hlo:24:3: error: declared shape f32[24]");
+		assert_null(strstr(t, "f32[3]"));
+		diag_free(&d);
+		hlo_module_free(m);
+	}
+}
+
 /* verify_module_changed after a change: nothing to check when nothing
  * changed; a broken instruction is caught whether its operand was
  * replaced, an attribute rewritten in place or the shape of what it
@@ -1115,6 +1155,7 @@ int main(void)
 		cmocka_unit_test(verify_conditional_signature),
 		cmocka_unit_test(verify_map_and_select_and_scatter),
 		cmocka_unit_test(verify_collects_and_caps_errors),
+		cmocka_unit_test(verify_errors_in_text_order),
 		cmocka_unit_test(verify_changed_rechecks_what_moved),
 		cmocka_unit_test(verify_clone_keeps_signatures),
 		cmocka_unit_test(verify_changed_cycle_twice),
