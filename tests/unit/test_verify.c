@@ -459,17 +459,25 @@ static void verify_map_and_select_and_scatter(void **st)
 
 /* --- collecting errors ------------------------------------------------- */
 
+/* Into text (cap bytes): an entry computation e whose instructions x0..
+ * x(k-1) (lines 5 on) each declare a wrong shape (x_i: f32[5 + i]),
+ * then tail. */
+static void bad_entry(char *text, size_t cap, int k, const char *tail)
+{
+	int n = snprintf(
+		text, cap,
+		"HloModule t\n\nENTRY e {\n  p = f32[4] parameter(0)\n");
+	for (int i = 0; i < k; i++)
+		n += snprintf(text + n, cap - (size_t)n,
+			      "  x%d = f32[%d] negate(p)\n", i, 5 + i);
+	snprintf(text + n, cap - (size_t)n, "%s", tail);
+}
+
 static void verify_collects_and_caps_errors(void **st)
 {
 	(void)st;
 	char text[8192];
-	int n = snprintf(
-		text, sizeof text,
-		"HloModule t\n\nENTRY e {\n  p = f32[4] parameter(0)\n");
-	for (int i = 0; i < 30; i++)
-		n += snprintf(text + n, sizeof text - (size_t)n,
-			      "  x%d = f32[%d] negate(p)\n", i, 5 + i);
-	snprintf(text + n, sizeof text - (size_t)n, "}\n");
+	bad_entry(text, sizeof text, 30, "}\n");
 	SrcFile f = {"t.hlo", text, strlen(text), 0};
 	Diag d;
 	diag_init(&d);
@@ -502,16 +510,10 @@ static void verify_errors_in_text_order(void **st)
 {
 	(void)st;
 	char text[8192];
-	int n = snprintf(
-		text, sizeof text,
-		"HloModule t\n\nENTRY e {\n  p = f32[4] parameter(0)\n");
-	for (int i = 0; i < 22; i++)
-		n += snprintf(text + n, sizeof text - (size_t)n,
-			      "  x%d = f32[%d] negate(p)\n", i, 5 + i);
-	snprintf(text + n, sizeof text - (size_t)n,
-		 "  ROOT r = f32[4] negate(p)\n}\n\n"
-		 "h {\n  a = f32[2] parameter(0)\n"
-		 "  ROOT b = f32[3] negate(a)\n}\n");
+	bad_entry(text, sizeof text, 22,
+		  "  ROOT r = f32[4] negate(p)\n}\n\n"
+		  "h {\n  a = f32[2] parameter(0)\n"
+		  "  ROOT b = f32[3] negate(a)\n}\n");
 	SrcFile f = {"t.hlo", text, strlen(text), 0};
 	for (int changed = 0; changed < 2; changed++) {
 		Diag d;
