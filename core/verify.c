@@ -75,6 +75,11 @@ typedef struct V {
 	bool named_all; /* note_named filled callers */
 	/* this run's number (HloComp.vrun: hashed) */
 	unsigned run;
+	/* verify_module_changed_each's caller, handed the entry's
+	 * instructions as list_in passes them */
+	VerifyEach each;
+	void *each_ctx;
+	bool listed_each; /* list_in handed each what it did not list */
 	/* str_word's last string and its hash */
 	const char *str_last;
 	uint64_t str_last_hash;
@@ -1743,6 +1748,17 @@ list_in(V *v, HloComp *c, unsigned passed, bool *ordered, int *np,
 	v->ncalls = 0;
 	v->calls_lost = false;
 	v->listing = true;
+	/* The entry's instructions go to each in runs of at most EACH_RUN
+	 * (what the cost model's walk reads of them asked ahead too): those
+	 * that passed before as they are (their signature holds), when
+	 * nothing else has failed in this run (the entry comes last: its
+	 * fusions' computations passed). The new or changed ones go after
+	 * their checks (check_comp). */
+	enum { EACH_RUN = 64 };
+	VerifyEach each = v->m && c == v->m->entry && v->d->errors == v->start
+				  ? v->each
+				  : NULL;
+	int from = 0; /* the run each has not had yet: from .. i */
 	for (int i = 0; i < c->n; i++) {
 		HloInstr *x = c->instrs[i];
 		/* the instructions ahead, asked from memory while this one is
@@ -1753,18 +1769,29 @@ list_in(V *v, HloComp *c, unsigned passed, bool *ordered, int *np,
 			const HloInstr *y = c->instrs[i + 4];
 			__builtin_prefetch(y->ops);
 			__builtin_prefetch(y->attrs);
+			if (each)
+				__builtin_prefetch(&y->cost_sig);
 		}
 		uint64_t s = instr_sig(v, x, c, passed, &ok);
 		x->mark = passed;
 		if (x->op == HLO_PARAMETER)
 			params[nparams++] = x;
-		if (all || x->vsig != s) {
+		bool listed = all || x->vsig != s;
+		if (listed) {
 			if (!all)
 				v->keys[k] = content_key(v, x);
 			todo[k++] = x;
 			x->vsig = s;
 		}
+		if (each &&
+		    (listed || i + 1 - from == EACH_RUN || i + 1 == c->n)) {
+			int end = listed ? i : i + 1;
+			if (end > from)
+				each(v->each_ctx, c->instrs + from, end - from);
+			from = i + 1;
+		}
 	}
+	v->listed_each = each != NULL;
 	v->listing = false;
 	*ordered = ok;
 	*np = nparams;
@@ -1872,6 +1899,10 @@ static void check_comp(V *v, HloModule *m, HloComp *c)
 	if (k && m && m->control_preds)
 		check_control(v, c);
 	check_listed(v, k, v->d->errors == whole);
+	/* the rest of the entry for each: what list_in listed, now checked */
+	if (v->listed_each && v->d->errors == v->start)
+		v->each(v->each_ctx, v->todo, k);
+	v->listed_each = false;
 }
 
 static void check_entry(V *v, const HloModule *m)
@@ -1898,7 +1929,7 @@ static void check_entry(V *v, const HloModule *m)
  * entry after all the others. */
 static bool verify_in(HloModule *m, Diag *d, const SrcFile *f,
 		      bool changed_only, bool entry_last, int *checked,
-		      bool *oom)
+		      bool *oom, VerifyEach each, void *ctx)
 {
 	/* a number no computation holds from an earlier run */
 	static unsigned runs;
@@ -1909,7 +1940,9 @@ static bool verify_in(HloModule *m, Diag *d, const SrcFile *f,
 	       .m = m,
 	       .start = d->errors,
 	       .changed_only = changed_only,
-	       .run = runs};
+	       .run = runs,
+	       .each = each,
+	       .each_ctx = ctx};
 	arena_init(&v.tmp);
 	int cap = 16;
 	while (cap < 2 * m->ncomps)
@@ -1952,31 +1985,33 @@ static bool verify_in(HloModule *m, Diag *d, const SrcFile *f,
  * errors are dropped, and what it left (signatures of instructions
  * that passed) leaves the second the same checks to make. */
 static bool verify(HloModule *m, Diag *d, const SrcFile *f, bool changed_only,
-		   int *checked, bool *oom)
+		   int *checked, bool *oom, VerifyEach each, void *ctx)
 {
 	bool entry_last = false;
 	for (int i = 0; i + 1 < m->ncomps && !entry_last; i++)
 		entry_last = m->comps[i] == m->entry;
+	/* (each only where the entry comes last: see list_in) */
 	if (entry_last) {
 		Diag quiet;
 		diag_init(&quiet);
 		bool ok = verify_in(m, &quiet, f, changed_only, true, checked,
-				    oom);
+				    oom, each, ctx);
 		diag_free(&quiet);
 		if (ok)
 			return true;
+		each = NULL; /* the module fails: no caller reads on */
 	}
-	return verify_in(m, d, f, changed_only, false, checked, oom);
+	return verify_in(m, d, f, changed_only, false, checked, oom, each, ctx);
 }
 
 bool verify_module(HloModule *m, Diag *d, const SrcFile *f)
 {
-	return verify(m, d, f, false, NULL, NULL);
+	return verify(m, d, f, false, NULL, NULL, NULL, NULL);
 }
 
 bool verify_module_oom(HloModule *m, Diag *d, const SrcFile *f, bool *oom)
 {
-	return verify(m, d, f, false, NULL, oom);
+	return verify(m, d, f, false, NULL, oom, NULL, NULL);
 }
 
 /* Sanitizer builds (the tests under ASan, the fuzzers) run the whole
@@ -1985,7 +2020,13 @@ bool verify_module_oom(HloModule *m, Diag *d, const SrcFile *f, bool *oom)
 bool verify_module_changed(HloModule *m, Diag *d, const SrcFile *f,
 			   int *checked)
 {
-	bool ok = verify(m, d, f, true, checked, NULL);
+	return verify_module_changed_each(m, d, f, checked, NULL, NULL);
+}
+
+bool verify_module_changed_each(HloModule *m, Diag *d, const SrcFile *f,
+				int *checked, VerifyEach each, void *ctx)
+{
+	bool ok = verify(m, d, f, true, checked, NULL, each, ctx);
 #if XR_ASAN
 	if (ok) {
 		Diag full_d;

@@ -24,6 +24,17 @@ bool verify_module_oom(HloModule *m, Diag *d, const SrcFile *f, bool *oom);
  * instructions were new or changed. */
 bool verify_module_changed(HloModule *m, Diag *d, const SrcFile *f,
 			   int *checked);
+/* What verify_module_changed_each hands its caller: instructions of
+ * the entry, n of them from xs on, as its signature walk passes them
+ * (still in the cache: a walk of its own over a large entry reads each
+ * from memory again). */
+typedef void (*VerifyEach)(void *ctx, HloInstr *const *xs, int n);
+/* verify_module_changed, handing each (may be NULL) the entry's
+ * instructions on the way, in order, in runs: when it returns true,
+ * each has had every one of them once, after its signature was taken
+ * (vsig as it stands after the run). */
+bool verify_module_changed_each(HloModule *m, Diag *d, const SrcFile *f,
+				int *checked, VerifyEach each, void *ctx);
 /* dst is a fresh clone of src (hlo_module_clone): what src's
  * instructions passed, dst's pass too, so verify_module_changed need not
  * check them again after a pass on dst. */

@@ -1132,6 +1132,7 @@ struct CostWalk {
 	Memo mo;
 	uint64_t sum;
 	int kernels;
+	int n; /* instructions walked */
 };
 
 CostWalk *cost_walk_new(void)
@@ -1150,6 +1151,23 @@ void cost_walk_instr(void *walk, HloInstr *ins)
 	const uint64_t max = INT64_MAX;
 	w->sum += walk_one(&w->mo, ins, true, &w->kernels);
 	w->sum = w->sum > max ? max : w->sum;
+	w->n++;
+}
+
+void cost_walk_instrs(void *walk, HloInstr *const *xs, int n)
+{
+	CostWalk *w = walk;
+	int nk = 0;
+	uint64_t sum = walk_bytes(&w->mo, xs, n, true, &nk) + w->sum;
+	const uint64_t max = INT64_MAX;
+	w->sum = sum > max ? max : sum;
+	w->kernels += nk;
+	w->n += n;
+}
+
+bool cost_walk_whole(const CostWalk *w, const HloModule *m)
+{
+	return m->entry && w->n == m->entry->n;
 }
 
 /* --- public ------------------------------------------------------------ */

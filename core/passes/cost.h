@@ -67,6 +67,12 @@ int64_t cost_bytes_moved_verified_kernels(HloModule *m, int *kernels);
 typedef struct CostWalk CostWalk;
 CostWalk *cost_walk_new(void);
 void cost_walk_instr(void *walk, HloInstr *ins);
+/* cost_walk_instr for each of xs[0..n-1] (a VerifyEach: the walk fed by
+ * verify_module_changed_each). */
+void cost_walk_instrs(void *walk, HloInstr *const *xs, int n);
+/* Has w been given as many instructions as m's entry holds? (A walk
+ * fed by a verifier that stopped short has not.) */
+bool cost_walk_whole(const CostWalk *w, const HloModule *m);
 int64_t cost_walk_end(CostWalk *w, HloModule *m, int *kernels);
 void cost_walk_drop(CostWalk *w);
 /* Roofline time in seconds of c on machine mc: max(bytes / bandwidth,

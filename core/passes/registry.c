@@ -878,6 +878,9 @@ bool pass_run(HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
 	 * Sanitizer builds (the tests, the fuzzers) verify it all the same
 	 * and stop when the walk finds an instruction it changed. */
 	bool verify = changed || !same_outline || XR_ASAN;
+	/* the counts after, taken as the verifier walks the entry (out of
+	 * memory: afterwards) */
+	CostWalk *walk = verify && !pd.errors ? cost_walk_new() : NULL;
 	if (pd.errors && cx->oom) {
 		report(cx, "pass '%s' %s", p->name, "ran out of memory");
 		ok = false;
@@ -886,7 +889,9 @@ bool pass_run(HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
 		report(cx, "internal error: pass '%s' failed: %s", p->name,
 		       msg);
 		ok = false;
-	} else if (verify && !verify_module_changed(m, &pd, NULL, &checked)) {
+	} else if (verify && !verify_module_changed_each(
+				     m, &pd, NULL, &checked,
+				     walk ? cost_walk_instrs : NULL, walk)) {
 		first_message(&pd, msg, sizeof msg);
 		report(cx, "internal error: pass '%s' broke the module: %s",
 		       p->name, msg);
@@ -903,18 +908,26 @@ bool pass_run(HloModule *m, const Pass *p, PassCtx *cx, PassResult *r)
 		abort();
 	}
 #endif
-	if (!ok)
+	if (!ok) {
+		cost_walk_drop(walk);
 		return false;
+	}
 	r->m = m;
 	r->changed = changed;
 	r->instrs_after = instrs_after;
 	if ((checked == 0 || !verify) && same_outline) {
 		/* No instruction new or changed, none gone, the same
 		 * computations and roots: the counts stand. */
+		cost_walk_drop(walk);
 		r->kernels_after = r->kernels_before;
 		r->bytes_after = r->bytes_before;
 		return true;
 	}
+	if (walk && cost_walk_whole(walk, m)) {
+		r->bytes_after = cost_walk_end(walk, m, &r->kernels_after);
+		return true;
+	}
+	cost_walk_drop(walk);
 	r->bytes_after =
 		cost_bytes_moved_verified_kernels(m, &r->kernels_after);
 	return true;

@@ -563,6 +563,83 @@ static void wrong_dims_then_mended(HloModule *m, HloInstr *b)
 	assert_true(changed_ok(m, &checked));
 }
 
+/* What verify_module_changed_each hands its caller: a count per
+ * instruction (by id). */
+typedef struct Handed {
+	int times[64];
+	int n;
+} Handed;
+
+static void hand(void *ctx, HloInstr *const *xs, int n)
+{
+	Handed *h = ctx;
+	for (int i = 0; i < n; i++) {
+		assert_true(xs[i]->id >= 0 && xs[i]->id < 64);
+		h->times[xs[i]->id]++;
+		h->n++;
+	}
+}
+
+static bool handed_ok(HloModule *m, Handed *h)
+{
+	*h = (Handed){{0}, 0};
+	Diag d;
+	diag_init(&d);
+	int checked;
+	bool ok = verify_module_changed_each(m, &d, NULL, &checked, hand, h);
+	diag_free(&d);
+	return ok;
+}
+
+/* Each entry instruction is handed once when the module passes, whether
+ * it changed or not, and a changed one only after it passed its checks;
+ * nothing of the entry is handed while another computation (a fused
+ * one, verified before the entry) fails. */
+static void verify_changed_hands_the_entry(void **state)
+{
+	(void)state;
+	HloModule *m = load_text("HloModule t\n"
+				 "ENTRY e {\n"
+				 "  p = f32[4] parameter(0)\n"
+				 "  q = f32[2] parameter(1)\n"
+				 "  a = f32[4] negate(p)\n"
+				 "  ROOT n = f32[4] negate(a)\n"
+				 "}\n"
+				 "f {\n  x = f32[4] parameter(0)\n"
+				 "  ROOT y = f32[4] negate(x)\n}\n");
+	HloComp *e = m->entry, *f = hlo_module_find_comp(m, "f");
+	assert_non_null(f);
+	HloInstr *p = hlo_comp_find(e, "p"), *q = hlo_comp_find(e, "q"),
+		 *a = hlo_comp_find(e, "a"), *y = hlo_comp_find(f, "y");
+	Handed h;
+	assert_true(handed_ok(m, &h));
+	assert_int_equal(h.n, e->n);
+	for (int i = 0; i < e->n; i++)
+		assert_int_equal(h.times[e->instrs[i]->id], 1);
+	/* a changed, and passing: handed once all the same */
+	hlo_set_operand(a, 0, hlo_comp_find(e, "n"));
+	hlo_set_operand(a, 0, p);
+	assert_true(handed_ok(m, &h));
+	assert_int_equal(h.n, e->n);
+	/* a broken: not handed */
+	hlo_set_operand(a, 0, q);
+	assert_false(handed_ok(m, &h));
+	assert_int_equal(h.times[a->id], 0);
+	hlo_set_operand(a, 0, p);
+	assert_true(handed_ok(m, &h));
+	assert_int_equal(h.times[a->id], 1);
+	/* f (after the entry in the text, verified before it) broken:
+	 * nothing of the entry handed */
+	HloInstr *x = hlo_comp_find(f, "x");
+	hlo_set_operand(y, 0, NULL);
+	assert_false(handed_ok(m, &h));
+	assert_int_equal(h.n, 0);
+	hlo_set_operand(y, 0, x);
+	assert_true(handed_ok(m, &h));
+	assert_int_equal(h.n, e->n);
+	hlo_module_free(m);
+}
+
 static void verify_changed_rechecks_what_moved(void **state)
 {
 	(void)state;
@@ -1158,6 +1235,7 @@ int main(void)
 		cmocka_unit_test(verify_map_and_select_and_scatter),
 		cmocka_unit_test(verify_collects_and_caps_errors),
 		cmocka_unit_test(verify_errors_in_text_order),
+		cmocka_unit_test(verify_changed_hands_the_entry),
 		cmocka_unit_test(verify_changed_rechecks_what_moved),
 		cmocka_unit_test(verify_clone_keeps_signatures),
 		cmocka_unit_test(verify_changed_cycle_twice),
