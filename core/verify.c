@@ -809,7 +809,7 @@ static uint64_t shash(const Shape *s)
  * passes make fusions, is verified last), so the callers' signatures
  * walk no computation again (a walk of a fused computation was a miss
  * in the cache for each of its instructions). Taken parameter by
- * parameter: comp_start, comp_param for each in c's order, comp_end. */
+ * parameter: comp_start, comp_param for each in c's order, comp_end (kept by comp_keep). */
 typedef struct CompAcc {
 	uint64_t h, f;
 	int np;
@@ -833,44 +833,55 @@ static inline void comp_param(CompAcc *a, const HloInstr *p)
 	a->np++;
 }
 
-static void comp_end(const V *v, HloComp *c, const CompAcc *a)
+/* The two hashes, by address and by content (see above). */
+typedef struct CompHashes {
+	uint64_t vhash, vfused;
+} CompHashes;
+
+static CompHashes comp_end(const HloComp *c, const CompAcc *a)
 {
-	c->vhash = mix(a->h, (uint64_t)c->n);
-	c->vfused = mix(a->f, (uint64_t)a->np);
+	return (CompHashes){mix(a->h, (uint64_t)c->n),
+			    mix(a->f, (uint64_t)a->np)};
+}
+
+/* Keeps c's hashes h for the rest of run v. */
+static void comp_keep(const V *v, HloComp *c, CompHashes h)
+{
+	c->vhash = h.vhash;
+	c->vfused = h.vfused;
 	c->vrun = v->run;
 }
 
-/* c's hashes for this run: kept in c (comp_end), by a walk of its own
- * when check_comp has not walked it yet (a caller before its callee).
- * Outside a run (v->run 0: verify_inherit, verify_module_digest) taken
- * afresh into *tmp, c left as it is. */
-static const HloComp *hashed(const V *v, const HloComp *cc, HloComp *tmp)
+/* c's hashes: kept in c for this run (comp_keep), else by a walk of its
+ * own when check_comp has not walked it yet (a caller before its
+ * callee), then kept. Outside a run (v->run 0: verify_inherit,
+ * verify_module_digest) taken afresh, c left as it is. */
+static CompHashes hashed(const V *v, const HloComp *cc)
 {
-	HloComp *c = v->run ? (HloComp *)cc /* the module verified */ : tmp;
-	if (v->run && c->vrun == v->run && !XR_ASAN)
-		return c;
-	if (!v->run)
-		*tmp = (HloComp){.root = cc->root, .n = cc->n};
-	CompAcc a = comp_start(v, cc);
-	for (int i = 0; i < cc->n; i++)
-		if (cc->instrs[i]->op == HLO_PARAMETER)
-			comp_param(&a, cc->instrs[i]);
+	HloComp *c = (HloComp *)cc; /* the module verified: not const */
+	bool kept = v->run && c->vrun == v->run;
+	if (kept && !XR_ASAN)
+		return (CompHashes){c->vhash, c->vfused};
+	CompAcc a = comp_start(v, c);
+	for (int i = 0; i < c->n; i++)
+		if (c->instrs[i]->op == HLO_PARAMETER)
+			comp_param(&a, c->instrs[i]);
+	CompHashes h = comp_end(c, &a);
 	/* sanitizer builds: the kept hashes, taken again */
-	uint64_t kept = v->run && c->vrun == v->run ? c->vhash ^ c->vfused : 0;
-	comp_end(v, c, &a);
-	if (kept && kept != (c->vhash ^ c->vfused)) {
+	if (kept && (h.vhash != c->vhash || h.vfused != c->vfused)) {
 		fprintf(stderr, "verify: the hashes kept for '%s' moved\n",
-			cc->name);
+			c->name);
 		abort();
 	}
-	return c;
+	if (v->run)
+		comp_keep(v, c, h);
+	return h;
 }
 
 /* c's hash by address (hashed) into h. */
 static uint64_t comp_sig(V *v, uint64_t h, const HloComp *c)
 {
-	HloComp tmp;
-	return mix(h, hashed(v, c, &tmp)->vhash);
+	return mix(h, hashed(v, c).vhash);
 }
 
 /* The keys whose values are computations (what hlo_instr_called_at
@@ -1061,8 +1072,7 @@ static uint64_t mix_ints(uint64_t h, int n, const int64_t *v)
  * calls_entry): its hash by content (hashed). */
 static uint64_t mix_fused(const V *v, uint64_t h, const HloComp *c)
 {
-	HloComp tmp;
-	return c ? mix(h, hashed(v, c, &tmp)->vfused) : mix(h, 1);
+	return c ? mix(h, hashed(v, c).vfused) : mix(h, 1);
 }
 
 /* ins's attributes as check_instr reads them: each typed one by its
@@ -1869,7 +1879,7 @@ static void check_comp(V *v, HloModule *m, HloComp *c)
 		CompAcc a = comp_start(v, c);
 		for (int i = 0; i < np; i++)
 			comp_param(&a, v->params[i]);
-		comp_end(v, c, &a);
+		comp_keep(v, c, comp_end(c, &a));
 	}
 	/* sanitizer builds check always, and stop if params_in_place
 	 * passed what check_params reports */
