@@ -809,7 +809,8 @@ static uint64_t shash(const Shape *s)
  * passes make fusions, is verified last), so the callers' signatures
  * walk no computation again (a walk of a fused computation was a miss
  * in the cache for each of its instructions). Taken parameter by
- * parameter: comp_start, comp_param for each in c's order, comp_end (kept by comp_keep). */
+ * parameter: comp_start, comp_param for each in c's order, comp_end;
+ * kept by comp_keep. */
 typedef struct CompAcc {
 	uint64_t h, f;
 	int np;
