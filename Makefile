@@ -4,11 +4,14 @@
 #   make test          same set-up, then the whole test suite
 #   make asan          test suite under ASan+UBSan (build-asan/)
 #   make bench         load benchmark (parse + verify), not a test
+#   make pgo           train the profile that make build optimises core by
 #   make fuzz          libFuzzer parser harness, short run (build-fuzz/)
 #   make fuzz-passes   libFuzzer harness for the passes (same options)
 #   make format        clang-format the C sources in place
 #
 # WERROR=1 turns warnings into errors (CI). JOBS=N sets parallelism.
+# PGO=0 builds core without the profile (see make pgo); CORPUS names the
+# real HLO modules the profile is trained on besides the repository's own.
 # FUZZ_SECONDS / FUZZ_RUNS bound the fuzz run (whichever ends first; about
 # 16k runs/s here, so the default 60 s is the bound that acts).
 
@@ -27,14 +30,24 @@ CTEST ?= ctest
 # Extra ctest arguments, e.g. CTEST_ARGS="-R unit.fusion" or, as CI does,
 # CTEST_ARGS="--repeat until-pass:2" (a failure is still printed).
 CTEST_ARGS ?=
+PGO ?= 1
+CORPUS ?= ../shared/corpus/hlo
 
 # Always pass XR_WERROR so a later plain `make test` undoes WERROR=1.
 WERROR_FLAG := -DXR_WERROR=$(if $(filter 1 ON on yes YES true,$(WERROR)),ON,OFF)
 
 DEPS_STAMP := build/.deps-stamp
+# Profile-guided optimisation (GCC): an instrumented xla-repl (build/pgo/gen)
+# runs scripts/pgo-train.sh; its counts (build/pgo/profile) lay out and
+# inline core in build/. Trained once, when there is no profile yet: a
+# function changed since is optimised as without one; make pgo trains
+# again (CI's clean clone always does).
+PGO_PROFILE := $(CURDIR)/build/pgo/profile
+PGO_STAMP := build/pgo/profile/trained.stamp
+PGO_ON := $(filter 1 ON on yes YES true,$(PGO))
 FORMAT_FILES = $(shell find core repl viz tests -name '*.[ch]' 2>/dev/null)
 
-.PHONY: all deps build demo test asan bench venv fuzz fuzz-passes fuzz-run format format-check clean
+.PHONY: all deps build pgo demo test asan bench venv fuzz fuzz-passes fuzz-run format format-check clean
 
 all: build
 
@@ -44,9 +57,21 @@ $(DEPS_STAMP): scripts/install-deps.sh
 	scripts/install-deps.sh
 	@mkdir -p $(dir $@) && touch $@
 
-build: deps
-	$(CMAKE) -S . -B build -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(WERROR_FLAG)
+build: deps $(if $(PGO_ON),$(PGO_STAMP))
+	$(CMAKE) -S . -B build -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(WERROR_FLAG) \
+		-DXR_PGO_USE=$(if $(PGO_ON),$(PGO_PROFILE))
 	$(CMAKE) --build build -j$(JOBS)
+
+$(PGO_STAMP):
+	@$(MAKE) pgo
+
+pgo: deps
+	rm -rf $(PGO_PROFILE)
+	$(CMAKE) -S . -B build/pgo/gen -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+		$(WERROR_FLAG) -DXR_PGO_GENERATE=$(PGO_PROFILE) -DXR_PGO_USE=
+	$(CMAKE) --build build/pgo/gen -j$(JOBS) --target xla-repl
+	scripts/pgo-train.sh build/pgo/gen/xla-repl $(CORPUS)
+	@mkdir -p $(PGO_PROFILE) && touch $(PGO_STAMP)
 
 demo: build
 	./build/xla-repl scripts/demo.xr

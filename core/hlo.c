@@ -1319,7 +1319,7 @@ bool hlo_comp_sort_operands_first(HloComp *c)
 			k = dfs_from(c->instrs[i], open, done, c, stack, out,
 				     k);
 	/* a cycle (k < 0) leaves the order as it is */
-	if (k == c->n)
+	if (k >= 0 && k == c->n)
 		memcpy(c->instrs, out, sizeof *out * (size_t)k);
 	if (!small) {
 		free(out);
