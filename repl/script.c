@@ -127,7 +127,15 @@ bool repl_run_reader(Session *s, Reader *r)
 	Unit u;
 	while (!stopped && !s->quit && repl_read_unit(r, &u)) {
 		s->line = u.line;
+		if (u.kind == UNIT_ERROR) {
+			s->unit_text = NULL;
+		} else {
+			const char *nl = memchr(u.text, '\n', u.len);
+			s->unit_text = u.text;
+			s->unit_len = nl ? (size_t)(nl - u.text) : u.len;
+		}
 		bool unit_ok = run_checked(s, &u);
+		s->unit_text = NULL; /* (the reader's: gone at the next read) */
 		repl_flush_out(s);
 		if (!unit_ok) {
 			ok = false;
@@ -156,6 +164,8 @@ bool repl_run_stream(Session *s, FILE *in, const char *name, bool interactive)
 	/* Save the caller's position: a script may run inside another. */
 	const char *old_name = s->src_name;
 	int old_line = s->line;
+	const char *old_text = s->unit_text;
+	size_t old_len = s->unit_len;
 	bool old_inter = s->interactive;
 	s->src_name = name;
 	s->interactive = interactive;
@@ -165,6 +175,8 @@ bool repl_run_stream(Session *s, FILE *in, const char *name, bool interactive)
 	repl_reader_free(&r);
 	s->src_name = old_name;
 	s->line = old_line;
+	s->unit_text = old_text;
+	s->unit_len = old_len;
 	s->interactive = old_inter;
 	return ok;
 }

@@ -427,18 +427,126 @@ void repl_flush_out(Session *s)
 	fflush(out);
 }
 
-/* "FILE:LINE: KIND: MESSAGE" (no location interactively). stdout is
- * buffered and stderr is not: flush first so a transcript of both
- * streams keeps the order things happened in. */
+/* Is line[at, at + n) a whole word of line (len bytes)? Blanks, quotes,
+ * '=' and ',' end a word; a '%' sigil may lead it. n == 0: does a word
+ * start at at? */
+static bool whole_word(const char *line, size_t len, size_t at, size_t n)
+{
+	static const char ends[] = " \t\"=,";
+	bool before = at == 0 || strchr(ends, line[at - 1]) ||
+		      (line[at - 1] == '%' &&
+		       (at == 1 || strchr(ends, line[at - 2])));
+	bool after = n == 0 || at + n == len || strchr(ends, line[at + n]);
+	return before && after;
+}
+
+/* Where in line (len bytes) the word w (n bytes) stands first as a whole
+ * word, or -1. A w that repl_quote cut short ("...") is a word's start. */
+static long find_word(const char *line, size_t len, const char *w, size_t n)
+{
+	bool cut = n > 3 && !memcmp(w + n - 3, "...", 3);
+	if (cut)
+		n -= 3;
+	for (size_t at = 0; n && at + n <= len; at++)
+		if (!memcmp(line + at, w, n) &&
+		    whole_word(line, len, at, cut ? 0 : n))
+			return (long)at;
+	return -1;
+}
+
+int repl_error_col(const char *line, size_t len, const char *msg)
+{
+	size_t cmd = 0; /* the command word */
+	while (cmd < len && (line[cmd] == ' ' || line[cmd] == '\t'))
+		cmd++;
+	/* the first name the message quotes ('...') that the line has as
+	 * an argument, else as the command ("'expect kernels' needs a
+	 * count, not 'two'": the argument) */
+	long first = -1;
+	/* or a PATH a message starts with ("x.npy: cannot open: ...") */
+	size_t lead = strcspn(msg, ": '");
+	if (msg[lead] == ':') {
+		long at = find_word(line, len, msg, lead);
+		if (at >= 0 && (size_t)at != cmd)
+			return (int)at + 1;
+	}
+	for (const char *q = strchr(msg, '\''); q; q = strchr(q, '\'')) {
+		const char *e = strchr(q + 1, '\'');
+		if (!e)
+			break;
+		long at = find_word(line, len, q + 1, (size_t)(e - q - 1));
+		if (at >= 0 && (size_t)at != cmd)
+			return (int)at + 1;
+		if (at >= 0 && first < 0)
+			first = at;
+		q = e + 1;
+	}
+	return (int)(first >= 0 ? (size_t)first : cmd) + 1;
+}
+
+void repl_print_caret(FILE *f, const char *line, size_t len, int col)
+{
+	/* the line as it is, control bytes as '?' (a byte for a byte) */
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)line[i];
+		fputc(c == '\t' || (c >= 32 && c != 127) ? c : '?', f);
+	}
+	fputc('\n', f);
+	/* under it: a tab for a tab, nothing for a UTF-8 continuation
+	 * byte, a blank for the rest */
+	for (size_t i = 0; i + 1 < (size_t)col && i < len; i++) {
+		unsigned char c = (unsigned char)line[i];
+		if (c == '\t')
+			fputc('\t', f);
+		else if ((c & 0xc0) != 0x80)
+			fputc(' ', f);
+	}
+	fputs("^\n", f);
+}
+
+/* "FILE:LINE: KIND: MESSAGE" (no location interactively); an error is
+ * "FILE:LINE:COL: error: MESSAGE", and one about the line being run has
+ * the line and a caret under it (repl_error_col). stdout is buffered
+ * and stderr is not: flush first so a transcript of both streams keeps
+ * the order things happened in. */
 static void vreport(Session *s, int line, const char *kind, const char *fmt,
 		    va_list ap)
 {
 	repl_flush_out(s);
-	if (s->src_name && line > 0)
-		fprintf(s->err, "%s:%d: ", s->src_name, line);
-	fprintf(s->err, "%s: ", kind);
-	vfprintf(s->err, fmt, ap);
-	fputc('\n', s->err);
+	int err_col = s->err_col;
+	s->err_col = 0; /* for this error only */
+	bool here = s->src_name && line > 0;
+	bool caret = here && line == s->line && s->unit_text &&
+		     !strcmp(kind, "error");
+	if (!caret) {
+		/* an error's column is its line's first when the line is
+		 * not at hand (the reader's own errors) */
+		if (here && !strcmp(kind, "error"))
+			fprintf(s->err, "%s:%d:1: ", s->src_name, line);
+		else if (here)
+			fprintf(s->err, "%s:%d: ", s->src_name, line);
+		fprintf(s->err, "%s: ", kind);
+		vfprintf(s->err, fmt, ap);
+		fputc('\n', s->err);
+		fflush(s->err);
+		return;
+	}
+	char small[512], *msg = small;
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(small, sizeof small, fmt, ap);
+	if (n >= (int)sizeof small && (msg = malloc((size_t)n + 1)))
+		vsnprintf(msg, (size_t)n + 1, fmt, again);
+	va_end(again);
+	if (!msg) /* out of memory: the part that fitted */
+		msg = small;
+	int col = err_col > 0 ? err_col
+			      : repl_error_col(s->unit_text, s->unit_len, msg);
+	fprintf(s->err, "%s:%d:%d: %s: %s\n", s->src_name, line, col, kind,
+		msg);
+	repl_print_caret(s->err, s->unit_text, s->unit_len, col);
+	if (msg != small)
+		free(msg);
 	fflush(s->err);
 }
 
@@ -475,16 +583,41 @@ void repl_print_diag(Session *s, Diag *d)
 		return;
 	repl_flush_out(s);
 	/* A message core made without a place (a pass, the interpreter, a
-	 * file of values) is located at the script line that ran it. */
+	 * file of values) is located at the script line that ran it; the
+	 * first error shows that line with a caret (repl_error_col). */
 	static const char *const kinds[] = {"error: ", "warning: ", "note: "};
+	bool caret = s->unit_text != NULL; /* under the first error only */
 	while (*t) {
 		size_t n = strcspn(t, "\n");
-		for (size_t k = 0; k < 3 && s->src_name && s->line > 0; k++)
+		int kind = -1;
+		for (int k = 0; k < 3 && s->src_name && s->line > 0; k++)
 			if (!strncmp(t, kinds[k], strlen(kinds[k]))) {
-				fprintf(s->err, "%s:%d: ", s->src_name, s->line);
+				kind = k;
 				break;
 			}
-		fwrite(t, 1, n + (t[n] == '\n'), s->err);
+		if (kind == 0 && s->unit_text) {
+			/* (t's line for the column: it ends at n) */
+			size_t kl = strlen(kinds[kind]); /* the message */
+			char *line = strndup(t + kl, n - kl);
+			int col = line ? repl_error_col(s->unit_text,
+							s->unit_len, line)
+				       : 1;
+			free(line);
+			fprintf(s->err, "%s:%d:%d: ", s->src_name, s->line,
+				col);
+			fwrite(t, 1, n, s->err);
+			fputc('\n', s->err);
+			if (caret) {
+				repl_print_caret(s->err, s->unit_text,
+						 s->unit_len, col);
+				caret = false;
+			}
+		} else {
+			if (kind >= 0)
+				fprintf(s->err, "%s:%d:%s ", s->src_name,
+					s->line, kind == 0 ? "1:" : "");
+			fwrite(t, 1, n + (t[n] == '\n'), s->err);
+		}
 		t += n + (t[n] == '\n');
 	}
 	fflush(s->err);

@@ -100,6 +100,14 @@ typedef struct Session {
 	 * "-e"; NULL interactively (errors then carry no location). */
 	const char *src_name;
 	int line;         /* line of the current command in src_name */
+	/* The first line of the unit being run (not NUL-terminated:
+	 * unit_len bytes), for the caret under an error about it; NULL
+	 * when there is none (between units, a reader's own error). */
+	const char *unit_text;
+	size_t unit_len;
+	/* The column the next error points at (from 1), set just before
+	 * it where the message does not say (repl_error_col); 0: find it */
+	int err_col;
 	bool interactive; /* prompt, banner, echo of typed instructions */
 	bool keep_going;  /* --keep-going: a failure does not stop a batch */
 	bool quit;        /* set by quit/exit or by a failure in batch */
@@ -183,11 +191,19 @@ void repl_value_clear(Value *v);
 /* An empty module with an empty ENTRY computation "main". */
 HloModule *repl_new_module(const char *name);
 
-/* "FILE:LINE: error: MESSAGE" in batch, "error: MESSAGE" interactively.
- * Always returns false so handlers can `return repl_error(...)`. */
+/* "FILE:LINE:COL: error: MESSAGE" in batch, then the line run and a
+ * caret under column COL (repl_error_col); "error: MESSAGE"
+ * interactively. Always returns false so handlers can
+ * `return repl_error(...)`. */
 bool repl_error(Session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 bool repl_verror(Session *s, const char *fmt, va_list ap);
+/* The column (from 1) an error message msg points at in line (len
+ * bytes): the first argument of the line that msg quotes ('NAME'), else
+ * the line's first word (the command). */
+int repl_error_col(const char *line, size_t len, const char *msg);
+/* line (len bytes; control bytes as '?') and under it a caret at col. */
+void repl_print_caret(FILE *f, const char *line, size_t len, int col);
 /* "FILE:LINE: expectation failed: MESSAGE" for a failed `expect` at
  * line (the current line when 0). Always returns false. */
 bool repl_expect_failed(Session *s, int line, const char *fmt, ...)

@@ -599,6 +599,7 @@ static bool keep_result(Session *s, const Backend *b, RunOut *r)
 bool cmd_run(Session *s, const CmdArgs *a)
 {
 	int64_t iters = 1;
+	char q[80];
 	if (a->argc == 2 && is_word(a, 1, "-n"))
 		return repl_error(s, "'-n' needs a count (usage: %s)",
 				  a->cmd->synopsis);
@@ -610,7 +611,10 @@ bool cmd_run(Session *s, const CmdArgs *a)
 				  a->cmd->synopsis);
 	if (a->argc == 3 && (!parse_count(a->argv[2], &iters) || iters < 1 ||
 			     iters > MAX_ITERS))
-		return repl_error(s, "-n needs a count from 1 to %d", MAX_ITERS);
+		return repl_error(s, "-n needs a count from 1 to %d, not '%s'",
+				  MAX_ITERS,
+				  repl_quote(q, sizeof q, a->argv[2],
+					     strlen(a->argv[2])));
 	if (!repl_need_module(s))
 		return false;
 	const Backend *b = get_backend(s, a->argv[0]);

@@ -38,9 +38,11 @@ static bool parse_bytes(const char *v, int64_t *out)
 static bool set_max_memory(Session *s, const char *v)
 {
 	int64_t b;
+	char q[80];
 	if (!parse_bytes(v, &b) || b < 1024)
 		return repl_error(s, "max-memory needs a size of at least 1K, "
-				     "such as 512M or 4G");
+				     "such as 512M or 4G, not '%s'",
+				  repl_quote(q, sizeof q, v, strlen(v)));
 	s->max_memory = b;
 	return true;
 }

@@ -597,8 +597,37 @@ static void free_words(Words *w)
 	free(w->v);
 }
 
-static bool usage_error(Session *s, const Command *c)
+/* The column (from 1) of the word after the first k words of rest, a
+ * part of the line being run (s->unit_text); 0 when rest is not. */
+static int word_col(const Session *s, const char *rest, int k)
 {
+	const char *t = s->unit_text;
+	if (!t || rest < t || rest > t + s->unit_len)
+		return 0;
+	const char *p = rest;
+	for (int i = 0; i <= k; i++) {
+		while (is_blank(*p))
+			p++;
+		if (i == k || !*p || *p == '\n')
+			break;
+		bool quoted = false; /* as copy_word reads a word */
+		for (; *p && *p != '\n' && (quoted || !is_blank(*p)); p++) {
+			if (*p == '"')
+				quoted = !quoted;
+			else if (quoted && *p == '\\' &&
+				 (p[1] == '"' || p[1] == '\\'))
+				p++;
+		}
+	}
+	return p <= t + s->unit_len ? (int)(p - t) + 1 : 0;
+}
+
+/* Too many arguments: the error points at the first one too many. */
+static bool usage_error(Session *s, const Command *c, const char *rest,
+			int argc)
+{
+	if (c->max_args >= 0 && argc > c->max_args)
+		s->err_col = word_col(s, rest, c->max_args);
 	repl_error(s, "wrong number of arguments for '%s'", c->name);
 	fprintf(s->err, "Usage: %s\n", c->synopsis);
 	return false;
@@ -622,7 +651,7 @@ static bool run_with_args(Session *s, const Command *c, const char *rest)
 		return repl_error(s, "%s", why);
 	}
 	if (w.n < c->min_args || (c->max_args >= 0 && w.n > c->max_args))
-		ok = usage_error(s, c);
+		ok = usage_error(s, c, rest, w.n);
 	else
 		ok = c->run(s, &(CmdArgs){w.n, w.v, rest, c});
 	free_words(&w);

@@ -89,7 +89,7 @@ b"
 
 run e-stops -e 'echo a' -e bogus -e 'echo c'
 expect 1 "a"
-has err "-e:2: error: unknown command 'bogus' (try 'help')"
+has err "-e:2:1: error: unknown command 'bogus' (try 'help')"
 
 run e-keep-going --keep-going -e 'echo a' -e bogus -e 'echo c'
 expect 1 "a
@@ -107,7 +107,7 @@ if [ -s err ]; then bad "stderr not empty"; else ok; fi
 feed $'echo a\nbogus\necho c\n'
 run stdin-stops
 expect 1 "a"
-has err "<stdin>:2: error: unknown command 'bogus'"
+has err "<stdin>:2:1: error: unknown command 'bogus'"
 
 feed $'echo a\nbogus\necho c\n'
 run stdin-keep-going --keep-going
@@ -124,7 +124,7 @@ expect 0 ""
 feed $'ENTRY e {\n  p = f32[] parameter(0)\n'
 run unterminated-block
 expect 1 ""
-has err "<stdin>:2: error: unterminated block started at line 1"
+has err "<stdin>:2:1: error: unterminated block started at line 1"
 
 # --- scripts -------------------------------------------------------------
 printf 'echo one\n' >one.xr
@@ -138,7 +138,29 @@ two"
 
 run script-failure-stops bad.xr two.xr
 expect 1 "bad"
-has err "bad.xr:2: error: unknown command 'bogus'"
+has err "bad.xr:2:1: error: unknown command 'bogus'"
+
+# An error names the column of what it is about (the word the message
+# quotes, else the command) and shows the line with a caret under it:
+# a tab for a tab, one blank per character (UTF-8 counted once).
+printf 'example softmax\n\trender  \303\251.svg  nosuch\n' >caret.xr
+run error-caret caret.xr
+expect 1 "loaded module 'jit_softmax' from example softmax (3 computations, 16 instructions)"
+want=$(printf "caret.xr:2:18: error: no instruction 'nosuch' in module 'jit_softmax'\n\trender  \303\251.svg  nosuch\n\t               ^")
+if [ "$(cat err)" = "$want" ]; then ok; else bad "caret: got '$(cat err)'"; fi
+
+printf 'pass\n  pass   dce  nosuch\n' >caret2.xr
+run error-caret-command --keep-going caret2.xr
+want=$(printf "caret2.xr:1:1: error: wrong number of arguments for 'pass'\npass\n^\nUsage: pass NAME...\ncaret2.xr:2:15: error: unknown pass 'nosuch' (passes: algsimp, call-inliner, constant-folding, cse, dce, defuser, fusion, multi-output-fusion, tuple-simplifier)\n  pass   dce  nosuch\n              ^")
+expect 1 ""
+if [ "$(cat err)" = "$want" ]; then ok; else bad "caret: got '$(cat err)'"; fi
+
+# too many arguments: the first one too many (after a quoted one)
+printf 'print "a b"  x\n' >caret3.xr
+run error-caret-extra caret3.xr
+expect 1 ""
+want=$(printf "caret3.xr:1:14: error: wrong number of arguments for 'print'\nprint \"a b\"  x\n             ^\nUsage: print [NAME]")
+if [ "$(cat err)" = "$want" ]; then ok; else bad "caret: got '$(cat err)'"; fi
 
 run script-keep-going --keep-going bad.xr two.xr
 expect 1 "bad
@@ -194,7 +216,7 @@ if grep -qF "constant({$vals})" big.hlo; then ok; else bad "big.hlo lacks the va
 printf 'echo a\0b\n' >nul.xr
 run nul-byte nul.xr
 expect 1 ""
-has err "nul.xr:1: error: NUL byte in input"
+has err "nul.xr:1:1: error: NUL byte in input"
 
 head -c 2000000 /dev/zero | tr '\0' x >stdin.txt
 from=stdin.txt run long-word
@@ -295,7 +317,7 @@ if command -v script >/dev/null; then
 	has out "xla> "
 	has out "ROOT p0 = f32[4]{0} parameter(0)"
 	has out "error: unknown command 'bogus'"
-	lacks out "<stdin>:3: error"
+	lacks out "<stdin>:3"
 	has out "...> "
 	has out "stats: instructions=1 computations=1"
 
