@@ -22,8 +22,40 @@ void diag_clear(Diag *d)
 
 static const char *level_name[] = {"error", "warning", "note"};
 
-/* Appends the source line of loc and a caret under its column. Long lines
- * are shown as a window around the column. */
+void diag_show_line(StrBuf *b, const char *p, size_t n, int column)
+{
+	size_t col = column > 0 ? (size_t)column - 1 : 0;
+	if (col > n)
+		col = n;
+	size_t from = 0;
+	if (n > 120 && col > 60)
+		from = col - 60;
+	/* (the window starts and ends on a character's first byte) */
+	while (from > 0 && ((unsigned char)p[from] & 0xc0) == 0x80)
+		from--;
+	size_t to = from + 120 < n ? from + 120 : n;
+	while (to < n && ((unsigned char)p[to] & 0xc0) == 0x80)
+		to++;
+	sb_puts(b, "  ");
+	if (from)
+		sb_puts(b, "...");
+	for (size_t i = from; i < to; i++) {
+		unsigned char c = (unsigned char)p[i];
+		sb_putc(b, c == '\t' ? ' ' : (c < 32 || c == 127) ? '?' : (char)c);
+	}
+	if (to < n)
+		sb_puts(b, "...");
+	sb_puts(b, "\n  ");
+	if (from)
+		sb_puts(b, "   ");
+	/* a blank per character: none for a UTF-8 continuation byte */
+	for (size_t i = from; i < col; i++)
+		if (((unsigned char)p[i] & 0xc0) != 0x80)
+			sb_putc(b, ' ');
+	sb_puts(b, "^\n");
+}
+
+/* Appends the source line of loc and a caret under its column. */
 static void show_line(StrBuf *b, const SrcFile *f, SrcLoc loc)
 {
 	if (!f || !f->text || loc.line <= 0)
@@ -37,28 +69,7 @@ static void show_line(StrBuf *b, const SrcFile *f, SrcLoc loc)
 	const char *e = memchr(p, '\n', (size_t)(end - p));
 	if (!e)
 		e = end;
-	size_t n = (size_t)(e - p), col = loc.col > 0 ? (size_t)loc.col - 1 : 0;
-	if (col > n)
-		col = n;
-	size_t from = 0;
-	if (n > 120 && col > 60)
-		from = col - 60;
-	size_t to = from + 120 < n ? from + 120 : n;
-	sb_puts(b, "  ");
-	if (from)
-		sb_puts(b, "...");
-	for (size_t i = from; i < to; i++) {
-		unsigned char c = (unsigned char)p[i];
-		sb_putc(b, c == '\t' ? ' ' : (c < 32 || c == 127) ? '?' : (char)c);
-	}
-	if (to < n)
-		sb_puts(b, "...");
-	sb_puts(b, "\n  ");
-	if (from)
-		sb_puts(b, "   ");
-	for (size_t i = from; i < col; i++)
-		sb_putc(b, ' ');
-	sb_puts(b, "^\n");
+	diag_show_line(b, p, (size_t)(e - p), loc.col);
 }
 
 void diag_report(Diag *d, DiagLevel lv, const SrcFile *f, SrcLoc loc,

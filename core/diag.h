@@ -27,6 +27,11 @@ typedef struct Diag {
 	int max_warnings; /* further warnings are counted, not formatted */
 } Diag;
 
+/* Appends line p (n bytes) as diagnostics show it, indented, and under
+ * it a caret at column (from 1): tabs and control bytes as one blank or
+ * '?' each, a blank per character before the caret (UTF-8 counted
+ * once), a line over 120 bytes as a window around the column. */
+void diag_show_line(StrBuf *b, const char *p, size_t n, int column);
 void diag_init(Diag *d);
 void diag_free(Diag *d);
 void diag_clear(Diag *d);

@@ -454,8 +454,10 @@ static long find_word(const char *line, size_t len, const char *w, size_t n)
 	return -1;
 }
 
-int repl_error_col(const char *line, size_t len, const char *msg)
+int repl_error_col(const char *line, size_t len, const char *msg,
+		   size_t mlen)
 {
+	const char *mend = msg + mlen;
 	size_t cmd = 0; /* the command word */
 	while (cmd < len && (line[cmd] == ' ' || line[cmd] == '\t'))
 		cmd++;
@@ -464,14 +466,17 @@ int repl_error_col(const char *line, size_t len, const char *msg)
 	 * count, not 'two'": the argument) */
 	long first = -1;
 	/* or a PATH a message starts with ("x.npy: cannot open: ...") */
-	size_t lead = strcspn(msg, ": '");
-	if (msg[lead] == ':') {
+	size_t lead = 0;
+	while (lead < mlen && !strchr(": '", msg[lead]))
+		lead++;
+	if (lead < mlen && msg[lead] == ':') {
 		long at = find_word(line, len, msg, lead);
 		if (at >= 0 && (size_t)at != cmd)
 			return (int)at + 1;
 	}
-	for (const char *q = strchr(msg, '\''); q; q = strchr(q, '\'')) {
-		const char *e = strchr(q + 1, '\'');
+	for (const char *q = memchr(msg, '\'', mlen); q;
+	     q = memchr(q, '\'', (size_t)(mend - q))) {
+		const char *e = memchr(q + 1, '\'', (size_t)(mend - q - 1));
 		if (!e)
 			break;
 		long at = find_word(line, len, q + 1, (size_t)(e - q - 1));
@@ -486,22 +491,15 @@ int repl_error_col(const char *line, size_t len, const char *msg)
 
 void repl_print_caret(FILE *f, const char *line, size_t len, int col)
 {
-	/* the line as it is, control bytes as '?' (a byte for a byte) */
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)line[i];
-		fputc(c == '\t' || (c >= 32 && c != 127) ? c : '?', f);
-	}
-	fputc('\n', f);
-	/* under it: a tab for a tab, nothing for a UTF-8 continuation
-	 * byte, a blank for the rest */
-	for (size_t i = 0; i + 1 < (size_t)col && i < len; i++) {
-		unsigned char c = (unsigned char)line[i];
-		if (c == '\t')
-			fputc('\t', f);
-		else if ((c & 0xc0) != 0x80)
-			fputc(' ', f);
-	}
-	fputs("^\n", f);
+	/* room for the window diag_show_line shows: no allocation, so that
+	 * an error about running out of memory still shows its line */
+	char own[512];
+	StrBuf b;
+	sb_init_on(&b, own, sizeof own);
+	diag_show_line(&b, line, len, col);
+	if (!b.oom)
+		fputs(sb_str(&b), f);
+	sb_free(&b);
 }
 
 /* "FILE:LINE: KIND: MESSAGE" (no location interactively); an error is
@@ -531,22 +529,20 @@ static void vreport(Session *s, int line, const char *kind, const char *fmt,
 		fflush(s->err);
 		return;
 	}
-	char small[512], *msg = small;
+	/* the column from the message's start (what it quotes comes
+	 * early), the message printed whole: no allocation */
+	char head[512];
 	va_list again;
 	va_copy(again, ap);
-	int n = vsnprintf(small, sizeof small, fmt, ap);
-	if (n >= (int)sizeof small && (msg = malloc((size_t)n + 1)))
-		vsnprintf(msg, (size_t)n + 1, fmt, again);
+	vsnprintf(head, sizeof head, fmt, again);
 	va_end(again);
-	if (!msg) /* out of memory: the part that fitted */
-		msg = small;
 	int col = err_col > 0 ? err_col
-			      : repl_error_col(s->unit_text, s->unit_len, msg);
-	fprintf(s->err, "%s:%d:%d: %s: %s\n", s->src_name, line, col, kind,
-		msg);
+			      : repl_error_col(s->unit_text, s->unit_len, head,
+					       strlen(head));
+	fprintf(s->err, "%s:%d:%d: %s: ", s->src_name, line, col, kind);
+	vfprintf(s->err, fmt, ap);
+	fputc('\n', s->err);
 	repl_print_caret(s->err, s->unit_text, s->unit_len, col);
-	if (msg != small)
-		free(msg);
 	fflush(s->err);
 }
 
@@ -596,13 +592,9 @@ void repl_print_diag(Session *s, Diag *d)
 				break;
 			}
 		if (kind == 0 && s->unit_text) {
-			/* (t's line for the column: it ends at n) */
 			size_t kl = strlen(kinds[kind]); /* the message */
-			char *line = strndup(t + kl, n - kl);
-			int col = line ? repl_error_col(s->unit_text,
-							s->unit_len, line)
-				       : 1;
-			free(line);
+			int col = repl_error_col(s->unit_text, s->unit_len,
+						 t + kl, n - kl);
 			fprintf(s->err, "%s:%d:%d: ", s->src_name, s->line,
 				col);
 			fwrite(t, 1, n, s->err);

@@ -198,11 +198,13 @@ HloModule *repl_new_module(const char *name);
 bool repl_error(Session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 bool repl_verror(Session *s, const char *fmt, va_list ap);
-/* The column (from 1) an error message msg points at in line (len
- * bytes): the first argument of the line that msg quotes ('NAME'), else
+/* The column (from 1) an error message msg (mlen bytes) points at in
+ * line (len bytes): the first argument of the line that msg quotes ('NAME'), else
  * the line's first word (the command). */
-int repl_error_col(const char *line, size_t len, const char *msg);
-/* line (len bytes; control bytes as '?') and under it a caret at col. */
+int repl_error_col(const char *line, size_t len, const char *msg,
+		   size_t mlen);
+/* line (len bytes) and under it a caret at col, as core's diagnostics
+ * show a line of HLO text (diag_show_line). */
 void repl_print_caret(FILE *f, const char *line, size_t len, int col);
 /* "FILE:LINE: expectation failed: MESSAGE" for a failed `expect` at
  * line (the current line when 0). Always returns false. */

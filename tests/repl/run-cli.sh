@@ -141,17 +141,18 @@ expect 1 "bad"
 has err "bad.xr:2:1: error: unknown command 'bogus'"
 
 # An error names the column of what it is about (the word the message
-# quotes, else the command) and shows the line with a caret under it:
-# a tab for a tab, one blank per character (UTF-8 counted once).
+# quotes, else the command) and shows the line with a caret under it, as
+# for HLO text: indented two blanks, a tab shown as a blank, one blank
+# per character (UTF-8 counted once).
 printf 'example softmax\n\trender  \303\251.svg  nosuch\n' >caret.xr
 run error-caret caret.xr
 expect 1 "loaded module 'jit_softmax' from example softmax (3 computations, 16 instructions)"
-want=$(printf "caret.xr:2:18: error: no instruction 'nosuch' in module 'jit_softmax'\n\trender  \303\251.svg  nosuch\n\t               ^")
+want=$(printf "caret.xr:2:18: error: no instruction 'nosuch' in module 'jit_softmax'\n   render  \303\251.svg  nosuch\n                  ^")
 if [ "$(cat err)" = "$want" ]; then ok; else bad "caret: got '$(cat err)'"; fi
 
 printf 'pass\n  pass   dce  nosuch\n' >caret2.xr
 run error-caret-command --keep-going caret2.xr
-want=$(printf "caret2.xr:1:1: error: wrong number of arguments for 'pass'\npass\n^\nUsage: pass NAME...\ncaret2.xr:2:15: error: unknown pass 'nosuch' (passes: algsimp, call-inliner, constant-folding, cse, dce, defuser, fusion, multi-output-fusion, tuple-simplifier)\n  pass   dce  nosuch\n              ^")
+want=$(printf "caret2.xr:1:1: error: wrong number of arguments for 'pass'\n  pass\n  ^\nUsage: pass NAME...\ncaret2.xr:2:15: error: unknown pass 'nosuch' (passes: algsimp, call-inliner, constant-folding, cse, dce, defuser, fusion, multi-output-fusion, tuple-simplifier)\n    pass   dce  nosuch\n                ^")
 expect 1 ""
 if [ "$(cat err)" = "$want" ]; then ok; else bad "caret: got '$(cat err)'"; fi
 
@@ -159,7 +160,7 @@ if [ "$(cat err)" = "$want" ]; then ok; else bad "caret: got '$(cat err)'"; fi
 printf 'print "a b"  x\n' >caret3.xr
 run error-caret-extra caret3.xr
 expect 1 ""
-want=$(printf "caret3.xr:1:14: error: wrong number of arguments for 'print'\nprint \"a b\"  x\n             ^\nUsage: print [NAME]")
+want=$(printf "caret3.xr:1:14: error: wrong number of arguments for 'print'\n  print \"a b\"  x\n               ^\nUsage: print [NAME]")
 if [ "$(cat err)" = "$want" ]; then ok; else bad "caret: got '$(cat err)'"; fi
 
 run script-keep-going --keep-going bad.xr two.xr

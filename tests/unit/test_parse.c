@@ -833,6 +833,58 @@ static void error_positions(void **st)
 		    "\n    r = f32[4] add(p, q)\n                      ^\n");
 }
 
+/* diag_show_line, which shows the line under every error (HLO text and
+ * commands alike): a blank per character before the caret, UTF-8
+ * counted once; a tab shown as a blank; a long line as a window around
+ * the column that never cuts a character. */
+static void show_line_is(const char *line, int col, const char *want)
+{
+	StrBuf b;
+	sb_init(&b);
+	diag_show_line(&b, line, strlen(line), col);
+	assert_string_equal(sb_str(&b), want);
+	sb_free(&b);
+}
+
+static void error_line_and_caret(void **st)
+{
+	(void)st;
+	show_line_is("load x.hlo", 6, "  load x.hlo\n       ^\n");
+	show_line_is("\tpass \xc3\xa9 q", 10,
+		     "   pass \xc3\xa9 q\n          ^\n");
+	show_line_is("a\001b", 3, "  a?b\n    ^\n");
+	/* past the end: under the end */
+	show_line_is("ab", 9, "  ab\n    ^\n");
+	/* 300 'x' with an 'e' acute at 100 and the column at 150: a window
+	 * of 120 bytes from byte 89 (60 before the column), its ends
+	 * marked */
+	char line[320];
+	memset(line, 'x', 300);
+	memcpy(line + 100, "\xc3\xa9", 2);
+	line[300] = 0;
+	StrBuf b;
+	sb_init(&b);
+	diag_show_line(&b, line, 300, 150);
+	const char *t = sb_str(&b);
+	assert_memory_equal(t, "  ...xxxxxxxxxxx\xc3\xa9", 18);
+	const char *nl = strchr(t, '\n');
+	assert_non_null(nl);
+	assert_memory_equal(nl - 3, "...", 3);
+	/* the caret: 2 + 3 blanks, then one per character from 89 to 148
+	 * (60 bytes, one character of two bytes) */
+	const char *caret = strchr(nl + 1, '^');
+	assert_non_null(caret);
+	assert_int_equal(caret - (nl + 1), 5 + 59);
+	sb_free(&b);
+	/* a character across the window's start: shown whole */
+	memset(line, 'x', 300);
+	memcpy(line + 88, "\xc3\xa9", 2);
+	sb_init(&b);
+	diag_show_line(&b, line, 300, 150);
+	assert_memory_equal(sb_str(&b), "  ...\xc3\xa9x", 8);
+	sb_free(&b);
+}
+
 /* An error in a ROOT instruction points at its name, as for the others. */
 static void error_position_of_root(void **st)
 {
@@ -1316,6 +1368,7 @@ int main(void)
 		cmocka_unit_test(literal_nan_payloads),
 		cmocka_unit_test(shapes_shared),
 		cmocka_unit_test(shapes_many_distinct),
+		cmocka_unit_test(error_line_and_caret),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
