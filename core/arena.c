@@ -92,7 +92,7 @@ static void chunk_put(ArenaChunk *c)
 	cache.bytes += c->size;
 }
 
-/* The first HEAP_HUGE bytes of the heap on transparent huge pages where
+/* The first 64 MiB of the heap on transparent huge pages where
  * the system gives them on request (MADV_HUGEPAGE; glibc's own
  * glibc.malloc.hugetlb=1 tunable does the same as the heap grows, but
  * only when set before the process starts). A module's instructions,

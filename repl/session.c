@@ -514,35 +514,31 @@ static void vreport(Session *s, int line, const char *kind, const char *fmt,
 	int err_col = s->err_col;
 	s->err_col = 0; /* for this error only */
 	bool here = s->src_name && line > 0;
-	bool caret = here && line == s->line && s->unit_text &&
-		     !strcmp(kind, "error");
-	if (!caret) {
-		/* an error's column is its line's first when the line is
-		 * not at hand (the reader's own errors) */
-		if (here && !strcmp(kind, "error"))
-			fprintf(s->err, "%s:%d:1: ", s->src_name, line);
-		else if (here)
-			fprintf(s->err, "%s:%d: ", s->src_name, line);
-		fprintf(s->err, "%s: ", kind);
-		vfprintf(s->err, fmt, ap);
-		fputc('\n', s->err);
-		fflush(s->err);
-		return;
+	bool error = !strcmp(kind, "error");
+	bool caret = here && error && line == s->line && s->unit_text;
+	int col = 1; /* the line's first when the line is not at hand */
+	if (caret && err_col > 0) {
+		col = err_col;
+	} else if (caret) {
+		/* from the message's start (what it quotes comes early):
+		 * no allocation */
+		char head[512];
+		va_list again;
+		va_copy(again, ap);
+		vsnprintf(head, sizeof head, fmt, again);
+		va_end(again);
+		col = repl_error_col(s->unit_text, s->unit_len, head,
+				     strlen(head));
 	}
-	/* the column from the message's start (what it quotes comes
-	 * early), the message printed whole: no allocation */
-	char head[512];
-	va_list again;
-	va_copy(again, ap);
-	vsnprintf(head, sizeof head, fmt, again);
-	va_end(again);
-	int col = err_col > 0 ? err_col
-			      : repl_error_col(s->unit_text, s->unit_len, head,
-					       strlen(head));
-	fprintf(s->err, "%s:%d:%d: %s: ", s->src_name, line, col, kind);
+	if (here && error)
+		fprintf(s->err, "%s:%d:%d: ", s->src_name, line, col);
+	else if (here)
+		fprintf(s->err, "%s:%d: ", s->src_name, line);
+	fprintf(s->err, "%s: ", kind);
 	vfprintf(s->err, fmt, ap);
 	fputc('\n', s->err);
-	repl_print_caret(s->err, s->unit_text, s->unit_len, col);
+	if (caret)
+		repl_print_caret(s->err, s->unit_text, s->unit_len, col);
 	fflush(s->err);
 }
 
@@ -591,24 +587,29 @@ void repl_print_diag(Session *s, Diag *d)
 				kind = k;
 				break;
 			}
+		/* an error's column: what it names in the line run, else
+		 * the line's first */
+		int col = 0;
 		if (kind == 0 && s->unit_text) {
-			size_t kl = strlen(kinds[kind]); /* the message */
-			int col = repl_error_col(s->unit_text, s->unit_len,
-						 t + kl, n - kl);
+			size_t kl = strlen(kinds[0]); /* the message */
+			col = repl_error_col(s->unit_text, s->unit_len, t + kl,
+					     n - kl);
+		} else if (kind == 0) {
+			col = 1;
+		}
+		if (col)
 			fprintf(s->err, "%s:%d:%d: ", s->src_name, s->line,
 				col);
-			fwrite(t, 1, n, s->err);
+		else if (kind >= 0)
+			fprintf(s->err, "%s:%d: ", s->src_name, s->line);
+		bool show = col && caret && s->unit_text;
+		fwrite(t, 1, n, s->err);
+		if (t[n] == '\n' || show)
 			fputc('\n', s->err);
-			if (caret) {
-				repl_print_caret(s->err, s->unit_text,
-						 s->unit_len, col);
-				caret = false;
-			}
-		} else {
-			if (kind >= 0)
-				fprintf(s->err, "%s:%d:%s ", s->src_name,
-					s->line, kind == 0 ? "1:" : "");
-			fwrite(t, 1, n + (t[n] == '\n'), s->err);
+		if (show) {
+			repl_print_caret(s->err, s->unit_text, s->unit_len,
+					 col);
+			caret = false;
 		}
 		t += n + (t[n] == '\n');
 	}

@@ -199,8 +199,8 @@ bool repl_error(Session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 bool repl_verror(Session *s, const char *fmt, va_list ap);
 /* The column (from 1) an error message msg (mlen bytes) points at in
- * line (len bytes): the first argument of the line that msg quotes ('NAME'), else
- * the line's first word (the command). */
+ * line (len bytes): the first argument of the line that msg quotes
+ * ('NAME'), else the line's first word (the command). */
 int repl_error_col(const char *line, size_t len, const char *msg,
 		   size_t mlen);
 /* line (len bytes) and under it a caret at col, as core's diagnostics

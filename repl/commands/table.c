@@ -549,8 +549,8 @@ typedef struct Words {
 
 static bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
-/* One word at *p into *o: blanks end it, "..." groups (with \" and \\)
- * when quotes count. */
+/* One word at *p into *o (o NULL: passed over): blanks end it, "..."
+ * groups (with \" and \\) when quotes count. */
 static bool copy_word(const char **p, char **o, bool quotes)
 {
 	const char *s = *p;
@@ -562,9 +562,11 @@ static bool copy_word(const char **p, char **o, bool quotes)
 		}
 		if (quoted && *s == '\\' && (s[1] == '"' || s[1] == '\\'))
 			s++;
-		*(*o)++ = *s;
+		if (o)
+			*(*o)++ = *s;
 	}
-	*(*o)++ = 0;
+	if (o)
+		*(*o)++ = 0;
 	*p = s;
 	return !quoted;
 }
@@ -605,19 +607,12 @@ static int word_col(const Session *s, const char *rest, int k)
 	if (!t || rest < t || rest > t + s->unit_len)
 		return 0;
 	const char *p = rest;
-	for (int i = 0; i <= k; i++) {
+	for (int i = 0;; i++) { /* the words as split_words reads them */
 		while (is_blank(*p))
 			p++;
-		if (i == k || !*p || *p == '\n')
+		if (i == k || !*p)
 			break;
-		bool quoted = false; /* as copy_word reads a word */
-		for (; *p && *p != '\n' && (quoted || !is_blank(*p)); p++) {
-			if (*p == '"')
-				quoted = !quoted;
-			else if (quoted && *p == '\\' &&
-				 (p[1] == '"' || p[1] == '\\'))
-				p++;
-		}
+		copy_word(&p, NULL, true);
 	}
 	return p <= t + s->unit_len ? (int)(p - t) + 1 : 0;
 }
