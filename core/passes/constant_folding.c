@@ -59,13 +59,16 @@ static bool foldable(const HloInstr *ins, int64_t cap)
 	default:
 		break;
 	}
+	/* operands_known first: it rules out nearly everything (and
+	 * reads the operands, where the shape would be one more line) */
+	if (!operands_known(ins))
+		return false;
 	const Shape *s = ins->shape;
 	if (!shape_is_array(s) || shape_is_dynamic(s) || s->type == DT_TOKEN)
 		return false;
 	int64_t n = shape_elements(s);
-	/* operands_known first: it rules out nearly everything, cheaply */
-	return n >= 0 && n <= cap && operands_known(ins) &&
-	       interp_supports(ins->op) && !pass_has_side_effect(ins);
+	return n >= 0 && n <= cap && interp_supports(ins->op) &&
+	       !pass_has_side_effect(ins);
 }
 
 /* A computation "p0..pk -> copy of ins" in m, for the interpreter. */
@@ -176,8 +179,7 @@ static bool any_foldable(const HloComp *c, int64_t cap)
 			continue;
 		for (int j = 0; j < k->nusers; j++) {
 			const HloInstr *u = k->users[j];
-			if (u->parent == c && operands_known(u) &&
-			    foldable(u, cap))
+			if (u->parent == c && foldable(u, cap))
 				return true;
 		}
 	}
