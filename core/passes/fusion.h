@@ -71,8 +71,9 @@ typedef struct FusionLog {
 	int ng, capg;
 	bool off; /* the pass ran with `set fusion off` */
 	/* Fusions merged into others after the decisions naming them were
-	 * made (multi-output fusion): ren_from[i] became part of ren_to[i],
-	 * in that order. fusion_log_refresh follows them to place a
+	 * made (multi-output fusion): ren_from[i] ("COMP NAME": fusion
+	 * NAME of computation COMP) became part of ren_to[i] (of the same
+	 * computation), in that order. fusion_log_refresh follows them to place a
 	 * decision whose fusion is gone. */
 	char **ren_from, **ren_to;
 	int nren, capren;
@@ -91,9 +92,10 @@ void fusion_log_free(FusionLog *l);
  * src's (they describe the newer module); src is left empty. False on
  * out of memory (src then unchanged, or emptied and dst holding all). */
 bool fusion_log_merge(FusionLog *dst, FusionLog *src);
-/* Notes that fusion `from` became part of fusion `to`. False on out of
- * memory. */
-bool fusion_log_renamed(FusionLog *l, const char *from, const char *to);
+/* Notes that fusion `from` of computation comp became part of fusion
+ * `to` there. False on out of memory. */
+bool fusion_log_renamed(FusionLog *l, const char *comp, const char *from,
+			const char *to);
 /* A copy of l with strings of its own; NULL on out of memory. */
 FusionLog *fusion_log_copy(const FusionLog *l);
 /* Appends a copy of d (its reason made into text) to l. False on out of

@@ -54,7 +54,8 @@ void fusion_log_free(FusionLog *l)
 	free(l);
 }
 
-bool fusion_log_renamed(FusionLog *l, const char *from, const char *to)
+/* Appends the rename key -> to (each copied into l). */
+static bool ren_add(FusionLog *l, const char *key, const char *to)
 {
 	int cap = l->capren;
 	if (!fz_grow((void **)&l->ren_from, &cap, l->nren + 1,
@@ -62,12 +63,39 @@ bool fusion_log_renamed(FusionLog *l, const char *from, const char *to)
 	    !fz_grow((void **)&l->ren_to, &l->capren, l->nren + 1,
 		     sizeof *l->ren_to))
 		return false;
-	char *f = fz_ldup(l, from), *t = fz_ldup(l, to);
+	char *f = fz_ldup(l, key), *t = fz_ldup(l, to);
 	if (!f || !t)
 		return false;
 	l->ren_from[l->nren] = f;
 	l->ren_to[l->nren++] = t;
 	return true;
+}
+
+/* The key of fusion name in computation comp in renames (FusionLog's
+ * ren_from): "comp name" (no HLO name holds a blank), in buf when it
+ * fits, else malloc'd (the caller frees what is not buf); NULL on out
+ * of memory. */
+static char *ren_key(char *buf, size_t cap, const char *comp, const char *name)
+{
+	size_t nc = strlen(comp), nn = strlen(name);
+	char *k = nc + nn + 2 <= cap ? buf : malloc(nc + nn + 2);
+	if (!k)
+		return NULL;
+	memcpy(k, comp, nc);
+	k[nc] = ' ';
+	memcpy(k + nc + 1, name, nn + 1);
+	return k;
+}
+
+bool fusion_log_renamed(FusionLog *l, const char *comp, const char *from,
+			const char *to)
+{
+	char buf[256];
+	char *k = ren_key(buf, sizeof buf, comp, from);
+	bool ok = k && ren_add(l, k, to);
+	if (k != buf)
+		free(k);
+	return ok;
 }
 
 char *fz_dup(const char *s) { return s ? strdup(s) : NULL; }
@@ -159,7 +187,7 @@ FusionLog *fusion_log_copy(const FusionLog *l)
 	free(cc);
 	c->off = l->off;
 	for (int i = 0; ok && i < l->nren; i++)
-		ok = fusion_log_renamed(c, l->ren_from[i], l->ren_to[i]);
+		ok = ren_add(c, l->ren_from[i], l->ren_to[i]);
 	if (!ok) {
 		fusion_log_free(c);
 		return NULL;
@@ -211,7 +239,7 @@ bool fusion_log_merge(FusionLog *dst, FusionLog *src)
 	dst->off = src->off;
 	/* src's strings are dst's now */
 	for (int i = 0; i < src->nren; i++)
-		if (!fusion_log_renamed(dst, src->ren_from[i], src->ren_to[i]))
+		if (!ren_add(dst, src->ren_from[i], src->ren_to[i]))
 			return false;
 	src->nren = 0;
 	return fusion_log_refresh(dst);
@@ -322,7 +350,7 @@ typedef struct Places {
 	FzIndex by;
 	MemberRef *last;
 	bool by_made;
-	NameMap ren; /* fusion -> the one it became part of */
+	NameMap ren; /* "comp fusion" -> the one it became part of */
 	bool ren_made;
 	/* the group name asked last and its hash: a fusion's decisions
 	 * come one after another, naming it by the same string */
@@ -497,8 +525,16 @@ static bool place(Places *p, FusionDecision *d, char **f, bool keep)
 	char *to = *f;
 	if (to && !p->ren_made && !places_ren(p))
 		return false;
+	/* (renames are per computation: fusion.3 of one and of another
+	 * are two) */
 	for (int hops = 0; to && hops < 64; hops++) {
-		char *t = namemap_get(&p->ren, to);
+		char buf[256];
+		char *k = ren_key(buf, sizeof buf, d->comp, to);
+		if (!k)
+			return false;
+		char *t = namemap_get(&p->ren, k);
+		if (k != buf)
+			free(k);
 		if (!t || t == to)
 			break;
 		to = t;

@@ -657,7 +657,7 @@ static void keep_fuse_log(Session *s, const FusionDecision *v,
 	/* a fusion fused into another: decisions placed in it follow */
 	if (!l || !fusion_log_add(l, &d) ||
 	    (strcmp(v->producer, into) &&
-	     !fusion_log_renamed(l, v->producer, into)) ||
+	     !fusion_log_renamed(l, v->comp, v->producer, into)) ||
 	    !fusion_log_regroup(l, s->mod)) {
 		fusion_log_free(l);
 		repl_error(s, "out of memory keeping the fusion log");

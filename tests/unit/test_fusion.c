@@ -277,6 +277,64 @@ static void check_log(const HloModule *m, const FusionLog *l)
 	}
 }
 
+/* Renames are per computation: fusion.1 of A merged into fusion.2 says
+ * nothing of fusion.1 of B, merged into fusion.3 there (the consumer's
+ * copy in it under another name). Each decision follows its own
+ * computation's rename, whichever was noted last. */
+static void test_renames_per_computation(void **state)
+{
+	(void)state;
+	FusionLog *l = fusion_log_new();
+	assert_non_null(l);
+	const char *comps[2] = {"B", "A"};
+	for (int i = 0; i < 2; i++) {
+		FusionDecision d = {0};
+		d.producer = "p";
+		d.consumer = "c";
+		d.comp = (char *)comps[i];
+		d.into = "fusion.1";
+		d.pass = "fusion";
+		d.rule = "fused-loop";
+		d.reason = "producer fused into its consumer (kLoop)";
+		d.fused = true;
+		assert_true(fusion_log_add(l, &d));
+	}
+	/* the groups now: fusion.2 of A holds c; fusion.3 of B holds c.1 */
+	const char *gname[2] = {"fusion.2", "fusion.3"};
+	const char *gcomp[2] = {"A", "B"};
+	const char *gmember[2] = {"c", "c.1"};
+	l->g = calloc(2, sizeof *l->g);
+	assert_non_null(l->g);
+	l->ng = l->capg = 2;
+	for (int i = 0; i < 2; i++) {
+		FusionGroup *g = &l->g[i];
+		g->name = arena_strdup(&l->a, gname[i]);
+		g->comp = arena_strdup(&l->a, gcomp[i]);
+		g->kind = "kLoop";
+		g->members = arena_alloc(&l->a, sizeof *g->members);
+		g->members[0] = arena_strdup(&l->a, gmember[i]);
+		g->nmembers = 1;
+	}
+	assert_true(fusion_log_renamed(l, "B", "fusion.1", "fusion.3"));
+	assert_true(fusion_log_renamed(l, "A", "fusion.1", "fusion.2"));
+	assert_true(fusion_log_refresh(l));
+	assert_string_equal(l->d[0].comp, "B");
+	assert_string_equal(l->d[0].into, "fusion.3");
+	assert_string_equal(l->d[1].comp, "A");
+	assert_string_equal(l->d[1].into, "fusion.2");
+	/* a copy and a merge keep them so */
+	FusionLog *c = fusion_log_copy(l), *e = fusion_log_new();
+	assert_non_null(c);
+	assert_non_null(e);
+	assert_true(fusion_log_merge(e, c));
+	assert_int_equal(e->nren, 2);
+	assert_string_equal(e->ren_from[0], "B fusion.1");
+	assert_string_equal(e->ren_to[0], "fusion.3");
+	fusion_log_free(c);
+	fusion_log_free(e);
+	fusion_log_free(l);
+}
+
 static void test_log(void **state)
 {
 	(void)state;
@@ -781,6 +839,7 @@ int main(void)
 		cmocka_unit_test(test_vocabulary),
 		cmocka_unit_test(test_every_rule_has_a_golden_test),
 		cmocka_unit_test(test_log),
+		cmocka_unit_test(test_renames_per_computation),
 		cmocka_unit_test(test_log_moved_decisions_keep_the_last_word),
 		cmocka_unit_test(test_judge),
 		cmocka_unit_test(test_judge_stale_marks),
