@@ -897,8 +897,8 @@ static bool siblings_of(Fz *z, HloInstr *o, Order *ord)
 
 /* Producer-consumer multi-output fusion: p (several users, not fused by
  * the fusion pass) joins its consumer c, a reduction's kernel or, with
- * loops, a loop kernel too (never a dot's); its other users read it as
- * an extra output of c. */
+ * loops, a loop kernel or elementwise op too (never a dot's); its other
+ * users read it as an extra output of c. */
 static bool producer_mof(Fz *z, HloInstr *p, Order *ord, bool loops)
 {
 	if (p->nusers < 2)
@@ -918,10 +918,14 @@ static bool producer_mof(Fz *z, HloInstr *p, Order *ord, bool loops)
 	bool p_ok = false;
 	for (int i = 0; i < p->nusers; i++) {
 		HloInstr *cons = p->users[i];
-		unsigned hc = cons->op == HLO_FUSION ? heroes(ord, cons) : 0;
-		if (cons->op != HLO_FUSION || (hc & F_DOT) ||
-		    (!loops && !(hc & F_REDUCE)) ||
-		    mof_unfit(z->groups, ord, cons))
+		/* a fusion, or (with loops) an elementwise op the fusion
+		 * pass left alone, wrapped once it is taken */
+		bool wrap = cons->op != HLO_FUSION;
+		unsigned hc = wrap ? 0 : heroes(ord, cons);
+		if (wrap ? !loops || !(hlo_opcode_flags(cons->op) & XF_EW)
+			 : (hc & F_DOT) || (!loops && !(hc & F_REDUCE)))
+			continue;
+		if (mof_unfit(z->groups, ord, cons))
 			continue;
 		if (!p_ok) {
 			if (mof_unfit(z->groups, ord, p) || heroes(ord, p))
@@ -963,6 +967,14 @@ static bool producer_mof(Fz *z, HloInstr *p, Order *ord, bool loops)
 		if (!v.fused) {
 			fz_record_pair(z, p, cons, NULL, &v);
 			continue;
+		}
+		if (wrap) {
+			/* (a new id: room for it in ord) */
+			if (!(cons = fz_wrap(z, cons)) ||
+			    !order_fit(ord, z->m, cons->parent->n)) {
+				z->failed = true;
+				return false;
+			}
 		}
 		fz_record_pair(z, p, cons, cons->name, &v);
 		forget(ord, cons);
