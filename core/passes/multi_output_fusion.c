@@ -6,12 +6,13 @@
  * producer with several users into one kernel that reads it, keeping
  * it as an extra output for the other users (the exponential of a
  * softmax joins the sum). Reductions are offered producers first, in
- * sweeps until none takes one; then loop kernels too (XLA's
- * IsFusibleAsMultiOutputFusionRoot: a reduction or a loop fusion): a
- * loop kernel that took a producer first would leave the reduction
- * reading it, and over the corpus the order is worth 114 kernels
- * (loop kernels first: 5,257; reductions alone: 5,201; reductions
- * first: 5,143). Each pair tried is logged like the fusion
+ * sweeps until none takes one; then loop kernels and lone
+ * elementwise ops too (XLA's IsFusibleAsMultiOutputFusionRoot: a
+ * reduction, a loop fusion or an elementwise op): a loop kernel that
+ * took a producer first would leave the reduction reading it, and over
+ * the corpus the order was worth 114 kernels (loop kernels first:
+ * 5,257; reductions alone: 5,201; reductions first: 5,143; with lone
+ * elementwise ops: 5,138). Each pair tried is logged like the fusion
  * pass's, with the sibling, producer-consumer-multi-output, mof-cycle,
  * mof-shapes and mof-not-fusible rules.
  * Requires: a verified module (best after `fusion`). Invalidates:
