@@ -970,14 +970,21 @@ static bool producer_mof(Fz *z, HloInstr *p, Order *ord, bool loops)
 			continue;
 		}
 		if (wrap) {
+			/* named as it was: its copy in the wrap may be
+			 * renamed (one named param_1 is, beside the
+			 * wrap's parameters) */
+			const char *cn = cons->name;
 			/* (a new id: room for it in ord) */
 			if (!(cons = fz_wrap(z, cons)) ||
 			    !order_fit(ord, z->m, cons->parent->n)) {
 				z->failed = true;
 				return false;
 			}
+			fz_record(z, fz_value_name(p), cn, cons->parent->name,
+				  cons->name, &v, cons);
+		} else {
+			fz_record_pair(z, p, cons, cons->name, &v);
 		}
-		fz_record_pair(z, p, cons, cons->name, &v);
 		forget(ord, cons);
 		/* The copy of p inside cons becomes an output; p's other
 		 * users read it from there. */
