@@ -495,18 +495,20 @@ static bool places_by(Places *p)
 	return true;
 }
 
-/* Is there a group named g? */
-static bool is_group(const Places *p, const char *g)
+/* Is there a group named g in computation comp? */
+static bool is_group(const Places *p, const char *comp, const char *g)
 {
 	const FzIndex *ix = &p->named;
 	unsigned gh = fz_hash_words(&g, 1);
 	if (!ix->cap)
 		return false;
 	unsigned mask = (unsigned)ix->cap - 1;
-	for (unsigned i = gh & mask; ix->slot[i].v; i = (i + 1) & mask)
-		if (ix->slot[i].h == gh &&
-		    !strcmp(p->l->g[ix->slot[i].v - 1].name, g))
+	for (unsigned i = gh & mask; ix->slot[i].v; i = (i + 1) & mask) {
+		const FusionGroup *gr = &p->l->g[ix->slot[i].v - 1];
+		if (ix->slot[i].h == gh && !strcmp(gr->name, g) &&
+		    !strcmp(gr->comp, comp))
 			return true;
+	}
 	return false;
 }
 
@@ -548,7 +550,7 @@ static bool place(Places *p, FusionDecision *d, char **f, bool keep)
 	MemberQuery qb = {p->l, p->last, d->comp, d->consumer, NULL};
 	int at = fz_index_find(&p->by, place_h2(&pq), same_member, &qb);
 	const FusionGroup *g = at >= 0 ? &p->l->g[p->last[at].g] : NULL;
-	if (!g && to && to != *f && is_group(p, to)) {
+	if (!g && to && to != *f && is_group(p, d->comp, to)) {
 		/* the consumer is in no fusion by its name: the one its
 		 * fusion became part of computes it (as an instruction that
 		 * computed the same already: fz_move_comp_in) */

@@ -286,8 +286,8 @@ static void test_renames_per_computation(void **state)
 	(void)state;
 	FusionLog *l = fusion_log_new();
 	assert_non_null(l);
-	const char *comps[2] = {"B", "A"};
-	for (int i = 0; i < 2; i++) {
+	const char *comps[3] = {"B", "A", "C"};
+	for (int i = 0; i < 3; i++) {
 		FusionDecision d = {0};
 		d.producer = "p";
 		d.consumer = "c";
@@ -317,7 +317,12 @@ static void test_renames_per_computation(void **state)
 	}
 	assert_true(fusion_log_renamed(l, "B", "fusion.1", "fusion.3"));
 	assert_true(fusion_log_renamed(l, "A", "fusion.1", "fusion.2"));
+	/* C's fusion.1 became part of a fusion.2 of C's that no group
+	 * holds now: A's fusion.2 is not it */
+	assert_true(fusion_log_renamed(l, "C", "fusion.1", "fusion.2"));
 	assert_true(fusion_log_refresh(l));
+	assert_string_equal(l->d[2].comp, "C");
+	assert_string_equal(l->d[2].into, "fusion.1");
 	assert_string_equal(l->d[0].comp, "B");
 	assert_string_equal(l->d[0].into, "fusion.3");
 	assert_string_equal(l->d[1].comp, "A");
@@ -327,7 +332,7 @@ static void test_renames_per_computation(void **state)
 	assert_non_null(c);
 	assert_non_null(e);
 	assert_true(fusion_log_merge(e, c));
-	assert_int_equal(e->nren, 2);
+	assert_int_equal(e->nren, 3);
 	assert_string_equal(e->ren_from[0], "B fusion.1");
 	assert_string_equal(e->ren_to[0], "fusion.3");
 	fusion_log_free(c);
