@@ -1049,13 +1049,12 @@ static void mof_comp(Fz *z, HloComp *c)
 		return;
 	}
 	/* Sweeps over the instructions as they stood at the sweep's start;
-	 * after a merge the same instruction is tried again. A sweep that
-	 * merges nothing ends it. Those are c's list up to its length
-	 * then: merges append to it and take out in place (compacted
-	 * between sweeps), so it is copied only before its order changes
-	 * (a stale order: re-sorted). The sweeps offer producers to
-	 * reductions until a sweep merges nothing, then to loop kernels
-	 * too (loops) until one merges nothing again. */
+	 * after a merge the same instruction is tried again. Two phases,
+	 * each ended by a sweep that merges nothing: producers offered to
+	 * reductions, then to loop kernels too (loops). The instructions
+	 * are c's list up to its length then: merges append to it and
+	 * take out in place (compacted between sweeps), so it is copied
+	 * only before its order changes (a stale order: re-sorted). */
 	bool loops = false;
 	for (int sweep = 0; sweep < 32 && !z->failed; sweep++) {
 		int n = c->n;
